@@ -1,0 +1,35 @@
+// Where a training batch comes from and how one pixel is normalised: shared by every backend's
+// gather kernel, so all of them feed the network the same numbers.
+#pragma once
+
+#include <cstdint>
+
+#include "backends/backend.hpp"
+#include "core/host_device.hpp"
+#include "core/shuffle.hpp"
+
+namespace pcnn {
+
+struct TrainBatchPosition {
+  uint32_t first;  // shuffled position of the batch's first sample
+  uint32_t key;    // shuffle key of its epoch
+};
+
+PCNN_HD inline TrainBatchPosition train_batch_position(int32_t step, int steps_per_epoch,
+                                                       int batch, uint32_t seed) {
+  const uint32_t epoch = uint32_t(step / steps_per_epoch);
+  return {uint32_t(step % steps_per_epoch) * uint32_t(batch), epoch_seed(seed, epoch)};
+}
+
+// Element e (row-major in out_h x out_w) of sample `index`: the image at the top-left, the rest
+// the value of a black pixel.
+PCNN_HD inline float batch_pixel(const DeviceDataset& d, const BatchLayout& l, uint32_t index,
+                                 int e) {
+  const int r = e / l.out_w, c = e % l.out_w;
+  const float pixel = (r < d.height && c < d.width)
+                          ? float(d.images[(size_t(index) * d.height + r) * d.width + c])
+                          : 0.f;
+  return (pixel * (1.f / 255.f) - d.mean) * d.inv_std;
+}
+
+}  // namespace pcnn

@@ -1,0 +1,32 @@
+// Softmax cross-entropy arithmetic for one row of logits, shared by every backend's kernel so
+// that all of them round the same way.
+#pragma once
+
+#include <cmath>
+
+#include "core/host_device.hpp"
+
+namespace pcnn {
+
+struct RowSoftmax {
+  float max;      // largest logit
+  float log_sum;  // log(sum_k exp(logit_k - max))
+  int argmax;     // first index of the largest logit
+};
+
+PCNN_HD inline RowSoftmax row_softmax_stats(const float* logits, int K) {
+  RowSoftmax r{logits[0], 0.f, 0};
+  for (int k = 1; k < K; ++k)
+    if (logits[k] > r.max) { r.max = logits[k]; r.argmax = k; }
+  float sum = 0.f;
+  for (int k = 0; k < K; ++k) sum += expf(logits[k] - r.max);
+  r.log_sum = logf(sum);
+  return r;
+}
+
+// d loss / d logit for the mean loss over N rows: (softmax - onehot) / N.
+PCNN_HD inline float softmax_xent_grad(float logit, const RowSoftmax& r, bool is_label, int N) {
+  return (expf(logit - r.max - r.log_sum) - (is_label ? 1.f : 0.f)) / float(N);
+}
+
+}  // namespace pcnn

@@ -1,0 +1,39 @@
+// The per-parameter update rules of SGD (momentum, L2 weight decay) and Adam, written once for
+// every backend's kernel. Hyper-parameters come from a device array (see backend.hpp).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "core/host_device.hpp"
+
+namespace pcnn {
+
+struct SgdHyper {
+  float lr, momentum, weight_decay;
+  PCNN_HD static SgdHyper from(const float* h) { return {h[0], h[1], h[2]}; }
+};
+
+PCNN_HD inline void sgd_step(const SgdHyper& h, float& p, float g, float& v) {
+  v = h.momentum * v + (g + h.weight_decay * p);
+  p -= h.lr * v;
+}
+
+struct AdamHyper {
+  float lr, weight_decay, beta1, beta2, eps, correction1, correction2;
+  // t = step + 1; corrections are 1/(1 - beta^t).
+  PCNN_HD static AdamHyper from(const float* h, int32_t step) {
+    const float t = float(step + 1);
+    return {h[0], h[2], h[3], h[4], h[5], 1.f / (1.f - powf(h[3], t)),
+            1.f / (1.f - powf(h[4], t))};
+  }
+};
+
+PCNN_HD inline void adam_step(const AdamHyper& h, float& p, float g, float& m, float& v) {
+  g += h.weight_decay * p;
+  m = h.beta1 * m + (1.f - h.beta1) * g;
+  v = h.beta2 * v + (1.f - h.beta2) * g * g;
+  p -= h.lr * (m * h.correction1) / (sqrtf(v * h.correction2) + h.eps);
+}
+
+}  // namespace pcnn

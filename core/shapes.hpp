@@ -1,0 +1,37 @@
+// Shapes of the convolution and pooling kernels, shared by layers, backends, tests and bench.
+#pragma once
+
+#include <cstddef>
+
+#include "core/host_device.hpp"
+
+namespace pcnn {
+
+enum class Activation { None, ReLU, Tanh, Sigmoid };
+enum class PoolKind { None, Max, Avg };
+
+// x (N,C,H,W), w (K,C,R,S) -> y (N,K,P,Q); P = (H + 2*pad - R)/stride + 1.
+struct Conv2dShape {
+  int N = 1, C = 1, H = 1, W = 1;  // input
+  int K = 1, R = 1, S = 1;         // output channels, kernel height and width
+  int stride = 1, pad = 0;
+  PCNN_HD int P() const { return (H + 2 * pad - R) / stride + 1; }
+  PCNN_HD int Q() const { return (W + 2 * pad - S) / stride + 1; }
+  size_t x_size() const { return size_t(N) * C * H * W; }
+  size_t w_size() const { return size_t(K) * C * R * S; }
+  size_t y_size() const { return size_t(N) * K * P() * Q(); }
+  // Multiply-adds of the forward pass times two.
+  double forward_flops() const { return 2.0 * double(y_size()) * C * R * S; }
+};
+
+// x (N,C,H,W) -> y (N,C,P,Q); P = (H - window)/stride + 1.
+struct Pool2dShape {
+  int N = 1, C = 1, H = 1, W = 1;
+  int window = 2, stride = 2;
+  PCNN_HD int P() const { return (H - window) / stride + 1; }
+  PCNN_HD int Q() const { return (W - window) / stride + 1; }
+  size_t x_size() const { return size_t(N) * C * H * W; }
+  size_t y_size() const { return size_t(N) * C * P() * Q(); }
+};
+
+}  // namespace pcnn
