@@ -1,0 +1,40 @@
+// pcnn backends: what is compiled in, and whether each one can run here (and on what).
+#include <cstdio>
+
+#include "apps/pcnn/commands.hpp"
+#include "backends/registry.hpp"
+#include "core/check.hpp"
+
+namespace pcnn::cli {
+
+Command add_backends_command(CLI::App& app) {
+  auto* sub = app.add_subcommand("backends", "List the backends compiled in and usable here");
+  auto threads = std::make_shared<int>(0);
+  sub->add_option("--threads", *threads, "CPU threads for the CPU backends (0 = all)");
+  return {sub, [threads] {
+            std::printf("%-8s %-10s %-34s %s\n", "backend", "usable", "runs on", "what it is");
+            for (const auto& e : compiled_backends()) {
+              BackendOptions opts;
+              opts.threads = *threads;
+              std::string where, usable = "yes";
+              try {
+                where = e.create(opts)->device_name();
+              } catch (const Unavailable& u) {
+                usable = "no";
+                where = u.what();
+              }
+              std::printf("%-8s %-10s %-34s %s\n", e.name.c_str(), usable.c_str(), where.c_str(),
+                          e.summary.c_str());
+            }
+            std::string missing;
+            for (const auto& n : known_backend_names()) {
+              bool in = false;
+              for (const auto& e : compiled_backends()) in |= e.name == n;
+              if (!in) missing += (missing.empty() ? "" : ", ") + n;
+            }
+            if (!missing.empty()) std::printf("not compiled in: %s\n", missing.c_str());
+            return 0;
+          }};
+}
+
+}  // namespace pcnn::cli

@@ -1,0 +1,49 @@
+// Shared helpers of the pcnn subcommands.
+#include "apps/pcnn/common.hpp"
+
+#include <sys/resource.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/check.hpp"
+
+namespace pcnn::cli {
+
+std::unique_ptr<Backend> open_backend(const std::string& name, int threads) {
+  BackendOptions opts;
+  opts.threads = threads;
+  const std::string chosen = name.empty() ? fastest_usable_backend(opts) : name;
+  return make_backend(chosen, opts);
+}
+
+ModelSpec load_spec(const std::string& name_or_path) {
+  const bool is_file = name_or_path.size() > 5 &&
+                       name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0;
+  if (!is_file) return builtin_model(name_or_path);
+  std::ifstream in(name_or_path);
+  PCNN_CHECK(in, "cannot open model spec '" << name_or_path << "'");
+  try {
+    return model_spec_from_json(nlohmann::json::parse(in));
+  } catch (const nlohmann::json::exception& e) {
+    throw Error("'" + name_or_path + "' is not valid JSON: " + e.what());
+  }
+}
+
+DatasetPair load_data(const std::string& dir) {
+  const std::string d = dir.empty() ? default_data_dir() : dir;
+  if (dir.empty()) {
+    std::ifstream probe(d + "/train-labels-idx1-ubyte.gz");
+    PCNN_CHECK(probe, "the default data set is missing: install Debian's dataset-fashion-mnist "
+                      "(scripts/setup.sh does) or pass --data DIR");
+  }
+  return load_mnist_folder(d);
+}
+
+double peak_rss_mib() {
+  struct rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return double(ru.ru_maxrss) / 1024.0;  // Linux reports KiB
+}
+
+}  // namespace pcnn::cli

@@ -1,0 +1,34 @@
+// pcnn eval: test accuracy of a saved model.
+#include <cstdio>
+
+#include "apps/pcnn/commands.hpp"
+#include "apps/pcnn/common.hpp"
+#include "models/serialize.hpp"
+#include "train/trainer.hpp"
+
+namespace pcnn::cli {
+
+Command add_eval_command(CLI::App& app) {
+  struct Options { std::string load, data, backend; int threads = 0, batch = 256; };
+  auto o = std::make_shared<Options>();
+  auto* sub = app.add_subcommand("eval", "Test accuracy of a saved model");
+  sub->add_option("--load", o->load, "model file written by pcnn train --save")->required();
+  sub->add_option("--data,-d", o->data, "folder with the MNIST-format files (default: Fashion-MNIST)");
+  sub->add_option("--backend,-b", o->backend, "backend (default: fastest usable here)");
+  sub->add_option("--threads", o->threads, "CPU threads (0 = all cores)");
+  sub->add_option("--batch-size", o->batch, "images per forward pass")->capture_default_str();
+  return {sub, [o] {
+            const SavedModel sm = load_model(o->load);
+            const DatasetPair data = load_data(o->data);
+            auto be = open_backend(o->backend, o->threads);
+            Model model(*be, sm.spec, o->batch, 0);
+            model.set_params(sm.params);
+            const EvalResult r = evaluate(*be, model, data.test, {sm.mean, sm.inv_std});
+            std::printf("%s on %s (%d test images), backend %s: test accuracy %.4f, loss %.4f\n",
+                        sm.spec.name.c_str(), data.source.c_str(), r.count, be->name().c_str(),
+                        r.accuracy, r.loss);
+            return 0;
+          }};
+}
+
+}  // namespace pcnn::cli

@@ -1,0 +1,76 @@
+// Conv2D: shapes, parameters, and the calls into the fused convolution entry points.
+#include "layers/conv2d.hpp"
+
+#include <sstream>
+
+#include "core/check.hpp"
+#include "layers/describe.hpp"
+
+namespace pcnn {
+
+Conv2D::Conv2D(FeatureShape in, const Conv2dParams& p) : p_(p) {
+  in_ = in;
+  const Conv2dShape s = shape(1);
+  PCNN_CHECK(s.P() >= 1 && s.Q() >= 1, "conv " << p.kernel << "x" << p.kernel << " does not fit a "
+                                              << in.h << "x" << in.w << " input");
+  out_ = {p.maps, s.P(), s.Q()};
+  if (p.epilogue.pool != PoolKind::None) {
+    const int w = p.epilogue.pool_window, st = p.epilogue.pool_stride;
+    PCNN_CHECK(out_.h >= w && out_.w >= w, "pool " << w << " does not fit a " << out_.h << "x"
+                                                   << out_.w << " feature map");
+    out_.h = (out_.h - w) / st + 1;
+    out_.w = (out_.w - w) / st + 1;
+  }
+}
+
+Conv2dShape Conv2D::shape(int N) const {
+  Conv2dShape s;
+  s.N = N; s.C = in_.c; s.H = in_.h; s.W = in_.w;
+  s.K = p_.maps; s.R = s.S = p_.kernel; s.stride = p_.stride; s.pad = p_.pad;
+  return s;
+}
+
+std::string Conv2D::describe() const {
+  std::ostringstream os;
+  os << "conv " << p_.kernel << "x" << p_.kernel << " x" << p_.maps;
+  if (p_.stride != 1) os << " stride " << p_.stride;
+  if (p_.pad) os << " pad " << p_.pad;
+  if (p_.epilogue.act != Activation::None) os << " +" << activation_name(p_.epilogue.act);
+  if (p_.epilogue.pool != PoolKind::None)
+    os << " +" << pool_name(p_.epilogue.pool) << " " << p_.epilogue.pool_window;
+  return os.str();
+}
+
+void Conv2D::bind(float* params, float* grads) {
+  w_ = params;
+  b_ = params + weight_count();
+  dw_ = grads;
+  db_ = grads + weight_count();
+}
+
+void Conv2D::init_params(Rng& rng, float* host) const {
+  const int k2 = p_.kernel * p_.kernel;
+  init_weights(rng, p_.init, in_.c * k2, p_.maps * k2, host, weight_count());
+  for (int k = 0; k < p_.maps; ++k) host[weight_count() + k] = 0.f;
+}
+
+void Conv2D::setup(Backend& be, int max_batch) {
+  const size_t pre_pool = shape(max_batch).y_size();
+  if (p_.epilogue.pool != PoolKind::None) act_out_ = DeviceArray<float>(be, pre_pool);
+  if (p_.epilogue.pool != PoolKind::None || p_.epilogue.act != Activation::None)
+    scratch_ = DeviceArray<float>(be, pre_pool);
+}
+
+void Conv2D::forward(Backend& be, int N, const float* x, float* y) {
+  float* act_out = p_.epilogue.pool != PoolKind::None ? act_out_.get() : y;
+  be.conv2d_fused_forward(shape(N), p_.epilogue, x, w_, b_, act_out, y);
+}
+
+void Conv2D::backward(Backend& be, int N, const float* x, const float* y, const float* dy,
+                      float* dx) {
+  const float* act_out = p_.epilogue.pool != PoolKind::None ? act_out_.get() : y;
+  be.conv2d_fused_backward(shape(N), p_.epilogue, x, w_, act_out, dy, scratch_.get(), dx, dw_,
+                           db_);
+}
+
+}  // namespace pcnn

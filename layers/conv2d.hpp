@@ -1,0 +1,40 @@
+// Conv2D with an optional fused epilogue (activation, then max/avg pooling): one layer whether or
+// not the backend fuses, since the fused entry points have composed defaults.
+#pragma once
+
+#include "core/device_array.hpp"
+#include "layers/layer.hpp"
+
+namespace pcnn {
+
+struct Conv2dParams {
+  int maps = 1, kernel = 5, stride = 1, pad = 0;
+  ConvEpilogue epilogue;
+  InitKind init = InitKind::Xavier;
+};
+
+class Conv2D : public Layer {
+ public:
+  Conv2D(FeatureShape in, const Conv2dParams& p);
+  std::string describe() const override;
+  size_t param_count() const override { return weight_count() + size_t(p_.maps); }
+  void bind(float* params, float* grads) override;
+  void init_params(Rng& rng, float* host) const override;
+  void setup(Backend& be, int max_batch) override;
+  void forward(Backend& be, int N, const float* x, float* y) override;
+  void backward(Backend& be, int N, const float* x, const float* y, const float* dy,
+                float* dx) override;
+  double forward_flops(int N) const override { return shape(N).forward_flops(); }
+
+  Conv2dShape shape(int N) const;
+  const Conv2dParams& params() const { return p_; }
+
+ private:
+  size_t weight_count() const { return size_t(p_.maps) * in_.c * p_.kernel * p_.kernel; }
+  Conv2dParams p_;
+  float *w_ = nullptr, *b_ = nullptr, *dw_ = nullptr, *db_ = nullptr;
+  DeviceArray<float> act_out_;  // act(conv(x)) before pooling, kept for backward (pool only)
+  DeviceArray<float> scratch_;  // d(act_out) in the composed backward
+};
+
+}  // namespace pcnn

@@ -1,0 +1,57 @@
+// A layer: written once against the Backend contract, never against a backend's own code.
+// The model owns the activations between layers; a layer owns only what it keeps between its
+// forward and backward passes (e.g. a fused convolution's pre-pooling output).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "backends/backend.hpp"
+#include "core/rng.hpp"
+
+namespace pcnn {
+
+// Shape of one sample's features (the batch dimension is passed to every call).
+struct FeatureShape {
+  int c = 1, h = 1, w = 1;
+  size_t size() const { return size_t(c) * h * w; }
+};
+
+enum class InitKind { Kaiming, Xavier };
+
+class Layer {
+ public:
+  virtual ~Layer() = default;
+
+  virtual std::string describe() const = 0;  // e.g. "conv 5x5 x6 pad 2 +relu +maxpool 2"
+  FeatureShape input_shape() const { return in_; }
+  FeatureShape output_shape() const { return out_; }
+
+  virtual size_t param_count() const { return 0; }
+  // Pointers into the model's parameter and gradient arenas, param_count() floats each.
+  virtual void bind(float* params, float* grads) { (void)params; (void)grads; }
+  // Writes this layer's initial parameters (host memory, param_count() floats).
+  virtual void init_params(Rng& rng, float* host) const { (void)rng; (void)host; }
+  // Allocates what forward keeps for backward, for batches of up to max_batch samples.
+  virtual void setup(Backend& be, int max_batch) { (void)be; (void)max_batch; }
+  // True when the output is the input, reinterpreted (Flatten): the model aliases the buffers.
+  virtual bool is_view() const { return false; }
+
+  // x (N, in) -> y (N, out); overwrites y.
+  virtual void forward(Backend& be, int N, const float* x, float* y) = 0;
+  // dy (N, out) -> parameter gradients (overwritten) and dx (N, in), skipped when nullptr.
+  virtual void backward(Backend& be, int N, const float* x, const float* y, const float* dy,
+                        float* dx) = 0;
+
+  // Counted floating-point operations, for the bench's GFLOP/s.
+  virtual double forward_flops(int N) const { (void)N; return 0; }
+  virtual double backward_flops(int N) const { return 2 * forward_flops(N); }
+
+ protected:
+  FeatureShape in_, out_;
+};
+
+// Kaiming-normal (ReLU follows) or Xavier-uniform weights; biases start at zero.
+void init_weights(Rng& rng, InitKind kind, int fan_in, int fan_out, float* w, size_t n);
+
+}  // namespace pcnn

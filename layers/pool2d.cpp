@@ -1,0 +1,37 @@
+// Pool2D: shapes and the calls into the pooling kernels.
+#include "layers/pool2d.hpp"
+
+#include "core/check.hpp"
+#include "layers/describe.hpp"
+
+namespace pcnn {
+
+Pool2D::Pool2D(FeatureShape in, PoolKind kind, int window, int stride)
+    : kind_(kind), window_(window), stride_(stride) {
+  in_ = in;
+  PCNN_CHECK(in.h >= window && in.w >= window,
+             "pool " << window << " does not fit a " << in.h << "x" << in.w << " feature map");
+  out_ = {in.c, (in.h - window) / stride + 1, (in.w - window) / stride + 1};
+}
+
+Pool2dShape Pool2D::shape(int N) const {
+  Pool2dShape s;
+  s.N = N; s.C = in_.c; s.H = in_.h; s.W = in_.w; s.window = window_; s.stride = stride_;
+  return s;
+}
+
+std::string Pool2D::describe() const {
+  return std::string(pool_name(kind_)) + " " + std::to_string(window_) + " stride " +
+         std::to_string(stride_);
+}
+
+void Pool2D::forward(Backend& be, int N, const float* x, float* y) {
+  be.pool2d_forward(kind_, shape(N), x, y);
+}
+
+void Pool2D::backward(Backend& be, int N, const float* x, const float*, const float* dy,
+                      float* dx) {
+  if (dx) be.pool2d_backward(kind_, shape(N), x, dy, dx);
+}
+
+}  // namespace pcnn

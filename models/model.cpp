@@ -1,0 +1,166 @@
+// Building a model from its spec, and running its layers forward and backward.
+#include "models/model.hpp"
+
+#include "core/check.hpp"
+#include "layers/activation.hpp"
+#include "layers/conv2d.hpp"
+#include "layers/dense.hpp"
+#include "layers/describe.hpp"
+#include "layers/pool2d.hpp"
+
+namespace pcnn {
+
+namespace {
+PoolKind parse_pool(const std::string& s) {
+  if (s == "maxpool") return PoolKind::Max;
+  if (s == "avgpool") return PoolKind::Avg;
+  if (s == "none") return PoolKind::None;
+  throw Error("unknown pooling '" + s + "' (maxpool, avgpool, none)");
+}
+
+// The activation applied right after layer i: its fused one, or the next layer's.
+Activation activation_after(const ModelSpec& spec, size_t i) {
+  const LayerSpec& l = spec.layers[i];
+  if (l.act != "none") return parse_activation(l.act);
+  if (i + 1 < spec.layers.size()) {
+    const std::string& t = spec.layers[i + 1].type;
+    if (t == "relu" || t == "tanh" || t == "sigmoid") return parse_activation(t);
+  }
+  return Activation::None;
+}
+
+std::unique_ptr<Layer> make_layer(const ModelSpec& spec, size_t i, FeatureShape in) {
+  const LayerSpec& l = spec.layers[i];
+  const InitKind init =
+      activation_after(spec, i) == Activation::ReLU ? InitKind::Kaiming : InitKind::Xavier;
+  if (l.type == "conv") {
+    PCNN_CHECK(l.units > 0 && l.kernel > 0 && l.stride > 0 && l.pad >= 0,
+               "layer " << i << ": conv needs units, kernel, stride > 0 and pad >= 0");
+    Conv2dParams p;
+    p.maps = l.units; p.kernel = l.kernel; p.stride = l.stride; p.pad = l.pad; p.init = init;
+    p.epilogue.act = parse_activation(l.act);
+    p.epilogue.pool = parse_pool(l.pool);
+    p.epilogue.pool_window = l.pool_window;
+    p.epilogue.pool_stride = l.pool_stride;
+    return std::make_unique<Conv2D>(in, p);
+  }
+  if (l.type == "dense") {
+    PCNN_CHECK(l.units > 0, "layer " << i << ": dense needs units > 0");
+    return std::make_unique<Dense>(in, l.units, parse_activation(l.act), init);
+  }
+  if (l.type == "maxpool" || l.type == "avgpool") {
+    PCNN_CHECK(l.kernel > 0 && l.stride > 0, "layer " << i << ": pool needs kernel and stride > 0");
+    return std::make_unique<Pool2D>(in, parse_pool(l.type), l.kernel, l.stride);
+  }
+  if (l.type == "relu" || l.type == "tanh" || l.type == "sigmoid")
+    return std::make_unique<ActivationLayer>(in, parse_activation(l.type));
+  if (l.type == "flatten") return std::make_unique<Flatten>(in);
+  throw Error("layer " + std::to_string(i) + ": unknown layer type '" + l.type + "'");
+}
+
+std::vector<std::unique_ptr<Layer>> make_layers(const ModelSpec& spec) {
+  PCNN_CHECK(!spec.layers.empty(), "model '" << spec.name << "' has no layers");
+  std::vector<std::unique_ptr<Layer>> layers;
+  FeatureShape shape{spec.in_c, spec.in_h, spec.in_w};
+  for (size_t i = 0; i < spec.layers.size(); ++i) {
+    layers.push_back(make_layer(spec, i, shape));
+    shape = layers.back()->output_shape();
+  }
+  PCNN_CHECK(shape.size() == size_t(spec.classes),
+             "model '" << spec.name << "' ends in " << shape.size() << " outputs, expected "
+                       << spec.classes << " logits");
+  return layers;
+}
+}  // namespace
+
+std::vector<float> initial_params(const ModelSpec& spec, uint64_t seed) {
+  // Each parameterised layer draws from its own stream (seed, ordinal), so fusing activations
+  // and pools into other layers changes nothing.
+  const auto layers = make_layers(spec);
+  std::vector<float> host;
+  uint64_t ordinal = 0;
+  for (const auto& l : layers) {
+    if (!l->param_count()) continue;
+    Rng rng(seed * 1000003ull + ordinal++);
+    const size_t at = host.size();
+    host.resize(at + l->param_count());
+    l->init_params(rng, host.data() + at);
+  }
+  return host;
+}
+
+Model::Model(Backend& be, const ModelSpec& spec, int max_batch, uint64_t seed, bool fuse_layers)
+    : be_(be), spec_(fuse_layers ? fuse(spec) : spec), max_batch_(max_batch),
+      loss_(spec.classes) {
+  PCNN_CHECK(max_batch >= 1, "batch size must be at least 1");
+  layers_ = make_layers(spec_);
+  const std::vector<float> host = initial_params(spec, seed);
+  params_ = DeviceArray<float>(be, host);
+  grads_ = DeviceArray<float>(be, host.size());
+  be.fill(grads_.get(), 0.f, host.size());
+  size_t offset = 0;
+  for (auto& l : layers_) {
+    l->bind(params_.get() + offset, grads_.get() + offset);
+    offset += l->param_count();
+    l->setup(be, max_batch);
+  }
+  out_.resize(layers_.size());
+  grad_out_.resize(layers_.size());
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    if (layers_[i]->is_view()) continue;  // resolved in forward(): aliases its input
+    const size_t n = size_t(max_batch) * layers_[i]->output_shape().size();
+    buffers_.emplace_back(be, n);
+    out_[i] = buffers_.back().get();
+    buffers_.emplace_back(be, n);
+    grad_out_[i] = buffers_.back().get();
+  }
+}
+
+void Model::set_params(const std::vector<float>& host) {
+  PCNN_CHECK(host.size() == params_.size(), "model '" << spec_.name << "' has "
+                                                      << params_.size() << " parameters, got "
+                                                      << host.size());
+  params_.upload(host);
+}
+
+void Model::forward_layer(size_t i, int N, const float* x) {
+  if (i == 0) input_ = x;
+  const float* in = i == 0 ? input_ : out_[i - 1];
+  if (layers_[i]->is_view()) {
+    out_[i] = const_cast<float*>(in);
+    grad_out_[i] = i == 0 ? nullptr : grad_out_[i - 1];
+    return;
+  }
+  layers_[i]->forward(be_, N, in, out_[i]);
+}
+
+void Model::backward_layer(size_t i, int N) {
+  if (layers_[i]->is_view()) return;
+  const float* in = i == 0 ? input_ : out_[i - 1];
+  float* dx = i == 0 ? nullptr : grad_out_[i - 1];
+  layers_[i]->backward(be_, N, in, out_[i], grad_out_[i], dx);
+}
+
+void Model::forward(int N, const float* x) {
+  PCNN_CHECK(N >= 1 && N <= max_batch_, "batch of " << N << " exceeds the model's maximum of "
+                                                    << max_batch_);
+  for (size_t i = 0; i < layers_.size(); ++i) forward_layer(i, N, x);
+}
+
+void Model::backward(int N) {
+  for (size_t i = layers_.size(); i-- > 0;) backward_layer(i, N);
+}
+
+double Model::forward_flops(int N) const {
+  double f = 0;
+  for (const auto& l : layers_) f += l->forward_flops(N);
+  return f;
+}
+
+double Model::backward_flops(int N) const {
+  double f = 0;
+  for (const auto& l : layers_) f += l->backward_flops(N);
+  return f;
+}
+
+}  // namespace pcnn

@@ -1,0 +1,63 @@
+// A model built from a spec: its layers, one parameter arena (so one optimizer call updates every
+// parameter), and the activation and gradient buffers between layers, sized for max_batch.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "core/device_array.hpp"
+#include "layers/layer.hpp"
+#include "layers/softmax_cross_entropy.hpp"
+#include "models/model_spec.hpp"
+
+namespace pcnn {
+
+class Model {
+ public:
+  // Builds the (fused, unless fuse_layers is false) model; parameters drawn from seed.
+  Model(Backend& be, const ModelSpec& spec, int max_batch, uint64_t seed, bool fuse_layers = true);
+
+  const ModelSpec& spec() const { return spec_; }  // as built (fused)
+  int max_batch() const { return max_batch_; }
+  FeatureShape input_shape() const { return {spec_.in_c, spec_.in_h, spec_.in_w}; }
+  int classes() const { return spec_.classes; }
+  const SoftmaxCrossEntropy& loss() const { return loss_; }
+
+  // x (N, in) -> logits(); x must stay valid until backward.
+  void forward(int N, const float* x);
+  // From dlogits() back to every parameter gradient (overwritten).
+  void backward(int N);
+  // One layer at a time, for the bench's per-layer breakdown (forward(i) after forward(i-1)).
+  void forward_layer(size_t i, int N, const float* x);
+  void backward_layer(size_t i, int N);
+
+  float* logits() const { return out_.back(); }
+  float* dlogits() const { return grad_out_.back(); }
+
+  size_t param_count() const { return params_.size(); }
+  float* params() const { return params_.get(); }
+  float* grads() const { return grads_.get(); }
+  std::vector<float> get_params() const { return params_.download(); }
+  void set_params(const std::vector<float>& host);
+
+  size_t layer_count() const { return layers_.size(); }
+  const Layer& layer(size_t i) const { return *layers_[i]; }
+  double forward_flops(int N) const;
+  double backward_flops(int N) const;
+
+ private:
+  Backend& be_;
+  ModelSpec spec_;
+  int max_batch_;
+  std::vector<std::unique_ptr<Layer>> layers_;
+  SoftmaxCrossEntropy loss_;
+  DeviceArray<float> params_, grads_;
+  std::vector<DeviceArray<float>> buffers_;   // activations and their gradients
+  std::vector<float*> out_, grad_out_;        // per layer (views alias their input)
+  const float* input_ = nullptr;
+};
+
+// Initial parameters of a spec (host), as Model draws them: the same for fused and unfused.
+std::vector<float> initial_params(const ModelSpec& spec, uint64_t seed);
+
+}  // namespace pcnn

@@ -1,0 +1,129 @@
+// Built-in model specs, the fusion pass, and JSON (de)serialisation.
+#include "models/model_spec.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "core/check.hpp"
+
+namespace pcnn {
+
+namespace {
+LayerSpec conv(int maps, int kernel, int stride = 1, int pad = 0) {
+  LayerSpec l;
+  l.type = "conv"; l.units = maps; l.kernel = kernel; l.stride = stride; l.pad = pad;
+  return l;
+}
+LayerSpec dense(int units) {
+  LayerSpec l;
+  l.type = "dense"; l.units = units;
+  return l;
+}
+LayerSpec simple(const std::string& type, int kernel = 0) {
+  LayerSpec l;
+  l.type = type; l.kernel = kernel; l.stride = kernel ? kernel : 1;
+  return l;
+}
+bool is_activation(const std::string& t) { return t == "relu" || t == "tanh" || t == "sigmoid"; }
+bool is_pool(const std::string& t) { return t == "maxpool" || t == "avgpool"; }
+}  // namespace
+
+std::vector<std::string> builtin_model_names() { return {"lenet5", "simard2003", "mlp"}; }
+
+ModelSpec builtin_model(const std::string& name) {
+  ModelSpec m;
+  m.name = name;
+  if (name == "lenet5") {
+    // LeCun et al. 1998 with ReLU and max pooling (the common modern form).
+    m.layers = {conv(6, 5, 1, 2), simple("relu"), simple("maxpool", 2),
+                conv(16, 5),      simple("relu"), simple("maxpool", 2),
+                simple("flatten"), dense(120), simple("relu"), dense(84), simple("relu"),
+                dense(10)};
+  } else if (name == "simard2003") {
+    // Simard, Steinkraus & Platt 2003: 29x29 input, 5x5 stride-2 convolutions (subsampling
+    // fused into the convolution), 5 then 50 maps, 100 hidden units, tanh throughout.
+    m.in_h = m.in_w = 29;
+    m.layers = {conv(5, 5, 2), simple("tanh"), conv(50, 5, 2), simple("tanh"),
+                simple("flatten"), dense(100), simple("tanh"), dense(10)};
+  } else if (name == "mlp") {
+    // LeCun et al. 1998's 784-300-100-10 perceptron, with ReLU.
+    m.layers = {simple("flatten"), dense(300), simple("relu"), dense(100), simple("relu"),
+                dense(10)};
+  } else {
+    std::string known;
+    for (const auto& n : builtin_model_names()) known += (known.empty() ? "" : ", ") + n;
+    throw Error("unknown model '" + name + "' (known: " + known + ", or a .json spec file)");
+  }
+  return m;
+}
+
+ModelSpec fuse(const ModelSpec& spec) {
+  ModelSpec out = spec;
+  out.layers.clear();
+  for (const LayerSpec& l : spec.layers) {
+    LayerSpec* prev = out.layers.empty() ? nullptr : &out.layers.back();
+    const bool prev_open = prev && (prev->type == "conv" || prev->type == "dense");
+    if (prev_open && is_activation(l.type) && prev->act == "none" && prev->pool == "none") {
+      prev->act = l.type;
+      continue;
+    }
+    if (prev_open && prev->type == "conv" && is_pool(l.type) && prev->pool == "none") {
+      prev->pool = l.type;
+      prev->pool_window = l.kernel;
+      prev->pool_stride = l.stride;
+      continue;
+    }
+    out.layers.push_back(l);
+  }
+  return out;
+}
+
+nlohmann::json to_json(const ModelSpec& spec) {
+  nlohmann::json layers = nlohmann::json::array();
+  for (const LayerSpec& l : spec.layers) {
+    nlohmann::json j = {{"type", l.type}};
+    if (l.units) j["units"] = l.units;
+    if (l.kernel) j["kernel"] = l.kernel;
+    if (l.stride != 1) j["stride"] = l.stride;
+    if (l.pad) j["pad"] = l.pad;
+    if (l.act != "none") j["act"] = l.act;
+    if (l.pool != "none") {
+      j["pool"] = l.pool;
+      j["pool_window"] = l.pool_window;
+      j["pool_stride"] = l.pool_stride;
+    }
+    layers.push_back(j);
+  }
+  return {{"name", spec.name},       {"input", {spec.in_c, spec.in_h, spec.in_w}},
+          {"classes", spec.classes}, {"layers", layers}};
+}
+
+ModelSpec model_spec_from_json(const nlohmann::json& j) {
+  try {
+    ModelSpec m;
+    m.name = j.value("name", std::string("custom"));
+    const auto& in = j.at("input");
+    PCNN_CHECK(in.is_array() && in.size() == 3, "model spec: 'input' must be [channels, height, width]");
+    m.in_c = in[0].get<int>();
+    m.in_h = in[1].get<int>();
+    m.in_w = in[2].get<int>();
+    m.classes = j.value("classes", 10);
+    for (const auto& lj : j.at("layers")) {
+      LayerSpec l;
+      l.type = lj.at("type").get<std::string>();
+      l.units = lj.value("units", 0);
+      l.kernel = lj.value("kernel", 0);
+      l.stride = lj.value("stride", is_pool(l.type) ? l.kernel : 1);
+      l.pad = lj.value("pad", 0);
+      l.act = lj.value("act", std::string("none"));
+      l.pool = lj.value("pool", std::string("none"));
+      l.pool_window = lj.value("pool_window", 2);
+      l.pool_stride = lj.value("pool_stride", l.pool_window);
+      m.layers.push_back(l);
+    }
+    return m;
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(std::string("bad model spec: ") + e.what());
+  }
+}
+
+}  // namespace pcnn

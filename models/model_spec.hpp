@@ -1,0 +1,42 @@
+// A model as data: its input and a list of layer specs. The built-in models (lenet5, simard2003,
+// mlp) are specs too, and any spec can be written to / read from JSON.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace pcnn {
+
+struct LayerSpec {
+  // conv, maxpool, avgpool, dense, relu, tanh, sigmoid, flatten
+  std::string type;
+  int units = 0;    // conv: output maps; dense: output units
+  int kernel = 0;   // conv: kernel size; pools: window
+  int stride = 1;   // conv and pools (pools default to their window)
+  int pad = 0;      // conv
+  std::string act = "none";   // fused activation (set by fuse(), or written by hand)
+  std::string pool = "none";  // conv only: fused pooling
+  int pool_window = 2, pool_stride = 2;
+};
+
+struct ModelSpec {
+  std::string name;
+  int in_c = 1, in_h = 28, in_w = 28;
+  int classes = 10;
+  std::vector<LayerSpec> layers;  // ends in a dense layer of `classes` units (the logits)
+};
+
+// Built-in models by name; throws Error for an unknown name (listing the known ones).
+ModelSpec builtin_model(const std::string& name);
+std::vector<std::string> builtin_model_names();
+
+// Folds activation and pooling layers into the conv / dense layer before them, so backends can
+// run them as one fused kernel. Numerically the same model.
+ModelSpec fuse(const ModelSpec& spec);
+
+nlohmann::json to_json(const ModelSpec& spec);
+ModelSpec model_spec_from_json(const nlohmann::json& j);
+
+}  // namespace pcnn

@@ -1,0 +1,196 @@
+// SVG rendering: axes with "nice" ticks (linear or log), polylines with markers, grouped bars,
+// and a legend. Files are written whole through a temporary name.
+#include "report/svg_plot.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "core/check.hpp"
+
+namespace pcnn {
+
+namespace {
+const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                         "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
+const char* color(size_t i) { return kColors[i % (sizeof(kColors) / sizeof(kColors[0]))]; }
+
+std::string esc(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '<') o += "&lt;";
+    else if (c == '>') o += "&gt;";
+    else if (c == '&') o += "&amp;";
+    else o += c;
+  }
+  return o;
+}
+
+std::string fmt(double v) {
+  char buf[32];
+  const double a = std::fabs(v);
+  if (a != 0 && (a >= 1e6 || a < 1e-3)) std::snprintf(buf, sizeof buf, "%.0e", v);
+  else if (a >= 1000) std::snprintf(buf, sizeof buf, "%.0f", v);
+  else std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+// An axis maps data values to pixels, linearly or logarithmically.
+struct Axis {
+  double lo, hi;
+  bool log;
+  double p0, p1;  // pixel range
+  double map(double v) const {
+    const double a = log ? std::log10(std::max(v, 1e-300)) : v;
+    const double l = log ? std::log10(lo) : lo, h = log ? std::log10(hi) : hi;
+    return p0 + (a - l) / (h - l) * (p1 - p0);
+  }
+  std::vector<double> ticks() const {
+    std::vector<double> t;
+    if (log) {
+      for (double d = std::pow(10, std::floor(std::log10(lo))); d <= hi * 1.0001; d *= 10)
+        for (double m : {1.0, 2.0, 5.0})
+          if (d * m >= lo * 0.9999 && d * m <= hi * 1.0001) t.push_back(d * m);
+      return t;
+    }
+    const double raw = (hi - lo) / 5;
+    const double mag = std::pow(10, std::floor(std::log10(raw)));
+    double step = mag;
+    for (double m : {1.0, 2.0, 5.0, 10.0})
+      if (raw <= m * mag) { step = m * mag; break; }
+    for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-6; v += step)
+      t.push_back(std::fabs(v) < step * 1e-9 ? 0 : v);
+    return t;
+  }
+};
+
+void range_of(const std::vector<Series>& ss, bool use_x, bool log, double& lo, double& hi) {
+  lo = 1e300; hi = -1e300;
+  for (const auto& s : ss)
+    for (double v : use_x ? s.x : s.y)
+      if (std::isfinite(v) && (!log || v > 0)) { lo = std::min(lo, v); hi = std::max(hi, v); }
+  if (lo > hi) { lo = log ? 1 : 0; hi = log ? 10 : 1; }
+  if (lo == hi) { lo = log ? lo / 2 : lo - 1; hi = log ? hi * 2 : hi + 1; }
+}
+
+void frame(std::ostringstream& os, int x0, int y0, int w, int h, const std::string& title,
+           const std::string& xl, const std::string& yl) {
+  os << "<rect x='" << x0 << "' y='" << y0 << "' width='" << w << "' height='" << h
+     << "' fill='white'/>\n";
+  os << "<text x='" << x0 + w / 2 << "' y='" << y0 + 20
+     << "' text-anchor='middle' font-size='15' font-weight='bold'>" << esc(title) << "</text>\n";
+  if (!xl.empty())
+    os << "<text x='" << x0 + w / 2 << "' y='" << y0 + h - 6
+       << "' text-anchor='middle' font-size='12'>" << esc(xl) << "</text>\n";
+  os << "<text transform='translate(" << x0 + 14 << "," << y0 + h / 2
+     << ") rotate(-90)' text-anchor='middle' font-size='12'>" << esc(yl) << "</text>\n";
+}
+
+void legend(std::ostringstream& os, const std::vector<Series>& ss, int x, int y) {
+  for (size_t i = 0; i < ss.size(); ++i) {
+    const int yy = y + int(i) * 16;
+    os << "<rect x='" << x << "' y='" << yy - 9 << "' width='12' height='10' fill='" << color(i)
+       << "'/><text x='" << x + 16 << "' y='" << yy << "' font-size='11'>" << esc(ss[i].name)
+       << "</text>\n";
+  }
+}
+
+void y_axis(std::ostringstream& os, const Axis& ay, int left, int right) {
+  for (double t : ay.ticks()) {
+    const double py = ay.map(t);
+    os << "<line x1='" << left << "' x2='" << right << "' y1='" << py << "' y2='" << py
+       << "' stroke='#ddd'/><text x='" << left - 4 << "' y='" << py + 4
+       << "' text-anchor='end' font-size='10'>" << fmt(t) << "</text>\n";
+  }
+}
+
+void line_chart(std::ostringstream& os, const LineChart& c, int x0, int y0, int w, int h) {
+  frame(os, x0, y0, w, h, c.title, c.x_label, c.y_label);
+  const int left = x0 + 64, right = x0 + w - 20, top = y0 + 34, bottom = y0 + h - 42;
+  double xlo, xhi, ylo, yhi;
+  range_of(c.series, true, c.log_x, xlo, xhi);
+  range_of(c.series, false, c.log_y, ylo, yhi);
+  if (c.y_from_zero && !c.log_y) ylo = std::min(ylo, 0.0);
+  if (!c.log_y) { const double pad = (yhi - ylo) * 0.05; yhi += pad; if (!c.y_from_zero) ylo -= pad; }
+  const Axis ax{xlo, xhi, c.log_x, double(left), double(right)};
+  const Axis ay{ylo, yhi, c.log_y, double(bottom), double(top)};
+  y_axis(os, ay, left, right);
+  for (double t : c.x_ticks.empty() ? ax.ticks() : c.x_ticks) {
+    const double px = ax.map(t);
+    os << "<line x1='" << px << "' x2='" << px << "' y1='" << top << "' y2='" << bottom
+       << "' stroke='#eee'/><text x='" << px << "' y='" << bottom + 14
+       << "' text-anchor='middle' font-size='10'>" << fmt(t) << "</text>\n";
+  }
+  os << "<rect x='" << left << "' y='" << top << "' width='" << right - left << "' height='"
+     << bottom - top << "' fill='none' stroke='#444'/>\n";
+  for (size_t i = 0; i < c.series.size(); ++i) {
+    const Series& s = c.series[i];
+    std::ostringstream pts;
+    for (size_t k = 0; k < s.x.size() && k < s.y.size(); ++k) {
+      if (!std::isfinite(s.y[k]) || (c.log_y && s.y[k] <= 0)) continue;
+      pts << ax.map(s.x[k]) << "," << ay.map(s.y[k]) << " ";
+      os << "<circle cx='" << ax.map(s.x[k]) << "' cy='" << ay.map(s.y[k]) << "' r='3' fill='"
+         << color(i) << "'/>\n";
+    }
+    os << "<polyline points='" << pts.str() << "' fill='none' stroke='" << color(i)
+       << "' stroke-width='2'/>\n";
+  }
+  legend(os, c.series, left + 8, top + 14);
+}
+
+void bar_chart(std::ostringstream& os, const BarChart& c, int x0, int y0, int w, int h) {
+  frame(os, x0, y0, w, h, c.title, "", c.y_label);
+  const int left = x0 + 64, right = x0 + w - 20, top = y0 + 34, bottom = y0 + h - 70;
+  double ylo, yhi;
+  range_of(c.series, false, c.log_y, ylo, yhi);
+  if (!c.log_y) ylo = 0, yhi *= 1.08;
+  const Axis ay{ylo, yhi, c.log_y, double(bottom), double(top)};
+  y_axis(os, ay, left, right);
+  const size_t G = std::max<size_t>(1, c.groups.size()), S = std::max<size_t>(1, c.series.size());
+  const double gw = double(right - left) / G, bw = gw * 0.8 / S;
+  for (size_t g = 0; g < c.groups.size(); ++g) {
+    const double gx = left + g * gw;
+    for (size_t s = 0; s < c.series.size(); ++s) {
+      if (g >= c.series[s].y.size()) continue;
+      const double v = c.series[s].y[g];
+      if (!std::isfinite(v) || (c.log_y && v <= 0)) continue;
+      const double py = ay.map(v);
+      os << "<rect x='" << gx + gw * 0.1 + s * bw << "' y='" << py << "' width='" << bw * 0.95
+         << "' height='" << std::max(0.0, bottom - py) << "' fill='" << color(s) << "'/>\n";
+    }
+    os << "<text transform='translate(" << gx + gw / 2 << "," << bottom + 12
+       << ") rotate(25)' font-size='10'>" << esc(c.groups[g]) << "</text>\n";
+  }
+  os << "<rect x='" << left << "' y='" << top << "' width='" << right - left << "' height='"
+     << bottom - top << "' fill='none' stroke='#444'/>\n";
+  legend(os, c.series, right - 150, top + 14);
+}
+}  // namespace
+
+std::string render_svg(const Figure& fig) {
+  const int n = int(fig.lines.size() + fig.bars.size());
+  std::ostringstream os;
+  os << "<?xml version='1.0' encoding='UTF-8'?>\n<svg xmlns='http://www.w3.org/2000/svg' width='"
+     << fig.width * std::max(1, n) << "' height='" << fig.height
+     << "' font-family='Helvetica, Arial, sans-serif'>\n";
+  int i = 0;
+  for (const auto& c : fig.lines) line_chart(os, c, fig.width * i++, 0, fig.width, fig.height);
+  for (const auto& c : fig.bars) bar_chart(os, c, fig.width * i++, 0, fig.width, fig.height);
+  os << "</svg>\n";
+  return os.str();
+}
+
+void write_svg(const std::string& path, const Figure& fig) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    PCNN_CHECK(out, "cannot write '" << tmp << "'");
+    out << render_svg(fig);
+    PCNN_CHECK(out, "writing '" << tmp << "' failed");
+  }
+  PCNN_CHECK(std::rename(tmp.c_str(), path.c_str()) == 0, "cannot write '" << path << "'");
+}
+
+}  // namespace pcnn

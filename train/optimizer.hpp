@@ -1,0 +1,37 @@
+// SGD (momentum, weight decay) or Adam over the model's whole parameter arena: state and
+// hyper-parameters in device memory, one backend call per step.
+#pragma once
+
+#include <string>
+
+#include "core/device_array.hpp"
+#include "models/model.hpp"
+
+namespace pcnn {
+
+struct OptimizerConfig {
+  std::string kind = "sgd";  // sgd | adam
+  float lr = 0.05f;
+  float momentum = 0.9f;
+  float weight_decay = 0.f;
+  float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
+};
+
+class Optimizer {
+ public:
+  Optimizer(Backend& be, const Model& model, const OptimizerConfig& cfg);
+  // Writes the hyper-parameters (with this learning rate) to the device; between steps only.
+  void set_learning_rate(float lr);
+  // One update of every parameter from its gradient; step is the device-side step counter.
+  void step(const int32_t* step_counter);
+  const OptimizerConfig& config() const { return cfg_; }
+
+ private:
+  Backend& be_;
+  const Model& model_;
+  OptimizerConfig cfg_;
+  DeviceArray<float> hyper_, state1_, state2_;
+  std::vector<float> host_hyper_;  // kept alive while an asynchronous upload reads it
+};
+
+}  // namespace pcnn
