@@ -1,0 +1,69 @@
+// OpenMP bias and activation kernels: static splits of whole rows or channels, so every output
+// is written by one thread and summed in the serial order.
+#include <omp.h>
+
+#include "backends/openmp/activation_span.hpp"
+#include "backends/openmp/openmp_backend.hpp"
+#include "backends/openmp/parallel.hpp"
+
+namespace pcnn {
+
+// y (N,C,HW) += b (C)
+void OpenMPBackend::bias_add(int N, int C, int HW, const float* b, float* y) {
+  const bool parallel = size_t(N) * C * HW >= omp::kMinParallel;
+  if (HW == 1) {
+    // Dense layers: one row of C per sample; split the samples.
+#pragma omp parallel for num_threads(threads_) schedule(static) if (parallel)
+    for (int n = 0; n < N; ++n) {
+      float* row = y + size_t(n) * C;
+      for (int c = 0; c < C; ++c) row[c] += b[c];
+    }
+    return;
+  }
+#pragma omp parallel for num_threads(threads_) schedule(static) if (parallel)
+  for (int nc = 0; nc < N * C; ++nc) {
+    float* row = y + size_t(nc) * HW;
+    const float bc = b[nc % C];
+    for (int i = 0; i < HW; ++i) row[i] += bc;
+  }
+}
+
+// dy (N,C,HW) -> db (C) = sum over n, hw: each thread owns whole channels.
+void OpenMPBackend::bias_backward(int N, int C, int HW, const float* dy, float* db) {
+  const bool parallel = size_t(N) * C * HW >= omp::kMinParallel && C > 1;
+#pragma omp parallel for num_threads(threads_) schedule(static) if (parallel)
+  for (int c = 0; c < C; ++c) {
+    float total = 0.f;
+    for (int n = 0; n < N; ++n) {
+      const float* row = dy + (size_t(n) * C + c) * HW;
+      float acc = 0.f;
+      for (int i = 0; i < HW; ++i) acc += row[i];
+      total += acc;
+    }
+    db[c] = total;
+  }
+}
+
+// y[i] = act(x[i])
+void OpenMPBackend::activation_forward(Activation act, size_t n, const float* x, float* y) {
+  const bool parallel = n >= omp::kMinParallel;
+#pragma omp parallel num_threads(threads_) if (parallel)
+  {
+    const auto r = omp::share(n, omp_get_num_threads(), omp_get_thread_num());
+    omp::act_forward_span(act, r.end - r.begin, x + r.begin, y + r.begin);
+  }
+}
+
+// dx[i] = dy[i] * act'(y[i])
+void OpenMPBackend::activation_backward(Activation act, size_t n, const float* y,
+                                        const float* dy, float* dx) {
+  const bool parallel = n >= omp::kMinParallel;
+#pragma omp parallel num_threads(threads_) if (parallel)
+  {
+    const auto r = omp::share(n, omp_get_num_threads(), omp_get_thread_num());
+    omp::act_backward_span(act, r.end - r.begin, y + r.begin, dy + r.begin,
+                           dx + r.begin);
+  }
+}
+
+}  // namespace pcnn
