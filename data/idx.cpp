@@ -31,7 +31,9 @@ std::vector<uint8_t> read_maybe_gzipped(const std::string& path) {
   const size_t isize = n >= 18 ? (size_t(raw[n - 4]) | size_t(raw[n - 3]) << 8 |
                                   size_t(raw[n - 2]) << 16 | size_t(raw[n - 1]) << 24)
                                : 0;
-  std::vector<uint8_t> out(std::max<size_t>(isize, 1024));
+  // Deflate expands at most ~1032:1, so a larger claim is a corrupt trailer: don't believe it.
+  const size_t guess = isize <= n * 1032 ? isize : n * 4;
+  std::vector<uint8_t> out(std::max<size_t>(guess, 1024));
   zs.next_in = raw.data();
   zs.avail_in = static_cast<uInt>(raw.size());
   int rc = Z_OK;

@@ -13,8 +13,11 @@ int main(int argc, char** argv) {
                                                     pcnn::cli::add_backends_command(app)};
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "pcnn: error: %s (see pcnn --help)\n", e.what());
+    return e.get_exit_code() ? e.get_exit_code() : 1;
   }
   try {
     for (const auto& c : commands)

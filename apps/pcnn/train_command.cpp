@@ -28,6 +28,8 @@ int run_train(const TrainOptions& o) {
   const auto t_start = clock::now();
   PCNN_CHECK(o.epochs >= 1, "--epochs must be at least 1");
   PCNN_CHECK(o.batch >= 1, "--batch-size must be at least 1");
+  PCNN_CHECK(o.optimizer == "sgd" || o.optimizer == "adam",
+             "unknown optimizer '" << o.optimizer << "' (sgd, adam)");
   const ModelSpec spec = load_spec(o.model);
   const DatasetPair data = load_data(o.data);
   auto be = open_backend(o.backend, o.threads);

@@ -23,7 +23,9 @@ void SerialBackend::gemm(bool trans_a, bool trans_b, int M, int N, int K, float 
       for (int j = 0; j < N; ++j) c[j] *= beta;
   }
   if (K == 0 || alpha == 0.f) return;
-  std::vector<float> a_panel(size_t(kBlockM) * kBlockK), b_panel(size_t(kBlockK) * kBlockN);
+  // Panels are kept between calls: allocating 576 KB per call costs more than small GEMMs do.
+  static thread_local std::vector<float> a_panel(size_t(kBlockM) * kBlockK),
+      b_panel(size_t(kBlockK) * kBlockN);
   for (int j0 = 0; j0 < N; j0 += kBlockN) {
     const int nb = std::min(kBlockN, N - j0);
     for (int k0 = 0; k0 < K; k0 += kBlockK) {

@@ -1,0 +1,208 @@
+// Backend-independent parts: the serial reference against direct loops, the IDX reader on good
+// and bad files, saved models, model specs, the shuffle, and the registry's error messages.
+#include <zlib.h>
+
+#include <cstdio>
+#include <functional>
+#include <iterator>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "backends/registry.hpp"
+#include "core/check.hpp"
+#include "core/shuffle.hpp"
+#include "data/dataset.hpp"
+#include "data/idx.hpp"
+#include "models/model.hpp"
+#include "models/serialize.hpp"
+#include "tests/harness.hpp"
+#include "tests/naive.hpp"
+#include "tests/op_cases.hpp"
+
+namespace pcnn::test {
+
+namespace {
+std::string temp_path(const std::string& name) { return "/tmp/pcnn_test_" + name; }
+
+std::vector<uint8_t> idx_bytes(uint8_t rank, const std::vector<uint32_t>& dims, size_t payload) {
+  std::vector<uint8_t> b = {0, 0, 0x08, rank};
+  for (uint32_t d : dims)
+    for (int s = 24; s >= 0; s -= 8) b.push_back(uint8_t(d >> s));
+  for (size_t i = 0; i < payload; ++i) b.push_back(uint8_t(i * 7));
+  return b;
+}
+void write_file(const std::string& path, const std::vector<uint8_t>& b) {
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), b.size());
+}
+void write_gz(const std::string& path, const std::vector<uint8_t>& b) {
+  gzFile f = gzopen(path.c_str(), "wb");
+  REQUIRE(f != nullptr);
+  gzwrite(f, b.data(), unsigned(b.size()));
+  gzclose(f);
+}
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_SUITE("core") {
+
+TEST_CASE("serial convolution and gemm match direct double-precision loops") {
+  auto be = make_backend("serial");
+  for (const auto& c : conv_cases()) {
+    const auto x = random_vector(c.s.x_size(), 1), w = random_vector(c.s.w_size(), 2);
+    DeviceArray<float> xd(*be, x), wd(*be, w), y(*be, c.s.y_size());
+    be->conv2d_forward(c.s, xd.get(), wd.get(), nullptr, y.get());
+    check_close(std::string("serial conv ") + c.name, y.download(), naive_conv2d(c.s, x, w), 1e-6);
+  }
+  for (const auto& c : gemm_cases())
+    for (int t = 0; t < 4; ++t) {
+      const bool ta = t & 1, tb = t & 2;
+      const auto A = random_vector(size_t(c.M) * c.K, 3), B = random_vector(size_t(c.K) * c.N, 4);
+      DeviceArray<float> Ad(*be, A), Bd(*be, B), C(*be, size_t(c.M) * c.N);
+      be->gemm(ta, tb, c.M, c.N, c.K, 1.f, Ad.get(), ta ? c.M : c.K, Bd.get(), tb ? c.K : c.N,
+               0.f, C.get(), c.N);
+      check_close(std::string("serial gemm ") + c.name, C.download(),
+                  naive_gemm(ta, tb, c.M, c.N, c.K, A, B), 1e-6);
+    }
+}
+
+TEST_CASE("IDX: raw and gzipped files read back exactly") {
+  const auto bytes = idx_bytes(3, {4, 3, 2}, 24);
+  write_file(temp_path("ok.idx"), bytes);
+  write_gz(temp_path("ok.idx.gz"), bytes);
+  for (const std::string& p : {temp_path("ok.idx"), temp_path("ok.idx.gz")}) {
+    const IdxArray a = read_idx(p);
+    CHECK(a.dims == std::vector<int>{4, 3, 2});
+    REQUIRE(a.data.size() == 24);
+    CHECK(a.data[5] == uint8_t(35));
+  }
+}
+
+TEST_CASE("IDX: truncated, oversized, foreign and corrupt files are rejected clearly") {
+  auto bytes = idx_bytes(3, {4, 3, 2}, 23);  // one byte short
+  write_file(temp_path("short.idx"), bytes);
+  CHECK(error_of([] { read_idx(temp_path("short.idx")); }).find("truncated") != std::string::npos);
+  bytes = idx_bytes(3, {4, 3, 2}, 25);
+  write_file(temp_path("long.idx"), bytes);
+  CHECK(error_of([] { read_idx(temp_path("long.idx")); }).find("header says") != std::string::npos);
+  bytes = idx_bytes(3, {4, 3, 2}, 24);
+  bytes[0] = 'P';
+  write_file(temp_path("magic.idx"), bytes);
+  CHECK(error_of([] { read_idx(temp_path("magic.idx")); }).find("magic") != std::string::npos);
+  bytes = idx_bytes(3, {4, 3, 2}, 24);
+  bytes[2] = 0x0D;  // float IDX
+  write_file(temp_path("float.idx"), bytes);
+  CHECK(error_of([] { read_idx(temp_path("float.idx")); }).find("type") != std::string::npos);
+  write_file(temp_path("tiny.idx"), {0, 0});
+  CHECK(!error_of([] { read_idx(temp_path("tiny.idx")); }).empty());
+  // A gzip stream cut in half.
+  write_gz(temp_path("cut.gz"), idx_bytes(3, {40, 30, 20}, 24000));
+  std::ifstream in(temp_path("cut.gz"), std::ios::binary);
+  std::vector<uint8_t> gz((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  gz.resize(gz.size() / 2);
+  write_file(temp_path("cut.gz"), gz);
+  CHECK(error_of([] { read_idx(temp_path("cut.gz")); }).find("gzip") != std::string::npos);
+  CHECK(error_of([] { read_idx(temp_path("does-not-exist")); }).find("cannot open") !=
+        std::string::npos);
+}
+
+TEST_CASE("MNIST folders: mismatched counts, bad labels and missing files are rejected") {
+  write_file(temp_path("im.idx"), idx_bytes(3, {5, 2, 2}, 20));
+  write_file(temp_path("lb.idx"), idx_bytes(1, {4}, 4));
+  CHECK(error_of([] { load_idx_pair(temp_path("im.idx"), temp_path("lb.idx")); })
+            .find("labels") != std::string::npos);
+  auto labels = idx_bytes(1, {5}, 0);
+  for (uint8_t v : {1, 2, 3, 4, 12}) labels.push_back(v);
+  write_file(temp_path("lb.idx"), labels);
+  CHECK(error_of([] { load_idx_pair(temp_path("im.idx"), temp_path("lb.idx")); })
+            .find("label 12") != std::string::npos);
+  CHECK(error_of([] { load_mnist_folder("/nonexistent-pcnn-dir"); }).find("has no") !=
+        std::string::npos);
+}
+
+TEST_CASE("saved models round-trip and corrupt files are rejected") {
+  SavedModel m;
+  m.spec = builtin_model("lenet5");
+  m.mean = 0.25f;
+  m.inv_std = 3.f;
+  m.params = initial_params(m.spec, 5);
+  save_model(temp_path("m.pcnn"), m);
+  const SavedModel back = load_model(temp_path("m.pcnn"));
+  CHECK(back.params == m.params);
+  CHECK(back.mean == m.mean);
+  CHECK(to_json(back.spec) == to_json(m.spec));
+  CHECK_FALSE(std::ifstream(temp_path("m.pcnn.tmp")).good());  // no temporary left behind
+  // Truncate it.
+  std::ifstream in(temp_path("m.pcnn"), std::ios::binary);
+  std::vector<uint8_t> all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  all.resize(all.size() - 10);
+  write_file(temp_path("m_cut.pcnn"), all);
+  CHECK(error_of([] { load_model(temp_path("m_cut.pcnn")); }).find("truncated") != std::string::npos);
+  write_file(temp_path("m_bad.pcnn"), {'h', 'e', 'l', 'l', 'o'});
+  CHECK(error_of([] { load_model(temp_path("m_bad.pcnn")); }).find("not a ParallelCNN") !=
+        std::string::npos);
+}
+
+TEST_CASE("model specs: built-ins, fusion, JSON round trip, bad specs") {
+  for (const auto& name : builtin_model_names()) {
+    const ModelSpec s = builtin_model(name);
+    CHECK(to_json(model_spec_from_json(to_json(s))) == to_json(s));
+    CHECK(fuse(s).layers.size() < s.layers.size());
+  }
+  const ModelSpec lenet = fuse(builtin_model("lenet5"));
+  REQUIRE(lenet.layers.size() == 6);  // conv, conv, flatten, dense x3
+  CHECK(lenet.layers[0].act == "relu");
+  CHECK(lenet.layers[0].pool == "maxpool");
+  CHECK(error_of([] { builtin_model("resnet"); }).find("unknown model") != std::string::npos);
+  auto bad = nlohmann::json::parse(R"({"input":[1,28,28],"layers":[{"type":"dense","units":7}]})");
+  auto serial = make_backend("serial");
+  CHECK(error_of([&] { Model m(*serial, model_spec_from_json(bad), 4, 1); }).find("logits") !=
+        std::string::npos);
+  bad = nlohmann::json::parse(R"({"input":[1,28,28],"layers":[{"type":"warp"}]})");
+  CHECK(error_of([&] { Model m(*serial, model_spec_from_json(bad), 4, 1); }).find("warp") !=
+        std::string::npos);
+  bad = nlohmann::json::parse(R"({"input":[1,4,4],"layers":[{"type":"conv","units":2,"kernel":5}]})");
+  CHECK(error_of([&] { Model m(*serial, model_spec_from_json(bad), 4, 1); }).find("does not fit") !=
+        std::string::npos);
+}
+
+TEST_CASE("shuffle: a bijection for every size, identity without a key, differs by epoch") {
+  for (uint32_t n : {1u, 2u, 3u, 17u, 64u, 1000u, 60000u}) {
+    std::set<uint32_t> seen;
+    for (uint32_t i = 0; i < n; ++i) seen.insert(shuffle_index(i, n, epoch_seed(1, 0)));
+    CHECK(seen.size() == n);
+    CHECK(*seen.rbegin() == n - 1);
+    CHECK(shuffle_index(n / 2, n, 0) == n / 2);
+  }
+  int same = 0;
+  for (uint32_t i = 0; i < 1000; ++i)
+    same += shuffle_index(i, 1000, epoch_seed(1, 0)) == shuffle_index(i, 1000, epoch_seed(1, 1));
+  CHECK(same < 20);
+}
+
+TEST_CASE("registry: unknown and not-compiled-in backends give clear errors") {
+  CHECK(error_of([] { make_backend("tpu"); }).find("unknown backend 'tpu'") != std::string::npos);
+  bool all_in = true;
+  for (const auto& n : known_backend_names()) {
+    bool in = false;
+    for (const auto& e : compiled_backends()) in |= e.name == n;
+    if (!in) {
+      CHECK(error_of([&] { make_backend(n); }).find("not compiled into this build") !=
+            std::string::npos);
+      all_in = false;
+    }
+  }
+  CHECK(compiled_backends().back().name == "serial");
+  (void)all_in;
+}
+
+}  // TEST_SUITE
+
+}  // namespace pcnn::test
