@@ -1,0 +1,50 @@
+// cudnn pooling: max and average, no padding, through cudnnPoolingForward / Backward.
+#include "backends/cudnn/cudnn_backend.hpp"
+
+namespace pcnn {
+
+void CudnnBackend::set_pool(PoolKind kind, const Pool2dShape& s) {
+  PCNN_CHECK(kind == PoolKind::Max || kind == PoolKind::Avg,
+             "cudnn pool2d: pooling kind must be Max or Avg");
+  PCNN_CHECK(s.window > 0 && s.stride > 0 && s.P() > 0 && s.Q() > 0,
+             "cudnn pool2d: window " << s.window << " stride " << s.stride
+                                     << " does not fit a " << s.H << "x" << s.W << " input");
+  // The deterministic max routes each gradient to one element even where windows overlap.
+  // Without padding, "include padding" is plain division by window^2.
+  const cudnnPoolingMode_t mode = kind == PoolKind::Max ? CUDNN_POOLING_MAX_DETERMINISTIC
+                                                        : CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING;
+  PCNN_CUDNN_CHECK(cudnnSetPooling2dDescriptor(*pool_desc_, mode, CUDNN_NOT_PROPAGATE_NAN,
+                                               s.window, s.window, 0, 0, s.stride, s.stride));
+  vendor::set_nchw(*desc_a_, s.N, s.C, s.H, s.W);
+  vendor::set_nchw(*desc_b_, s.N, s.C, s.P(), s.Q());
+}
+
+// x (N,C,H,W) -> y (N,C,P,Q)
+void CudnnBackend::pool2d_forward(PoolKind kind, const Pool2dShape& s, const float* x,
+                                  float* y) {
+  if (s.N == 0 || s.C == 0) return;
+  set_pool(kind, s);
+  const float one = 1.f, zero = 0.f;
+  PCNN_CUDNN_CHECK(cudnnPoolingForward(dnn_, *pool_desc_, &one, *desc_a_, x, &zero, *desc_b_, y));
+}
+
+// x (N,C,H,W), dy (N,C,P,Q) -> dx (N,C,H,W)
+void CudnnBackend::pool2d_backward(PoolKind kind, const Pool2dShape& s, const float* x,
+                                   const float* dy, float* dx) {
+  if (s.N == 0 || s.C == 0) return;
+  set_pool(kind, s);
+  const float one = 1.f, zero = 0.f;
+  // cuDNN finds the max by comparing x with the forward output y, which the contract does not
+  // pass in: recompute it (one cheap pooling pass). Average pooling never reads y.
+  const float* y = dy;
+  if (kind == PoolKind::Max) {
+    float* y_again = pool_scratch(s.y_size());
+    PCNN_CUDNN_CHECK(
+        cudnnPoolingForward(dnn_, *pool_desc_, &one, *desc_a_, x, &zero, *desc_b_, y_again));
+    y = y_again;
+  }
+  PCNN_CUDNN_CHECK(cudnnPoolingBackward(dnn_, *pool_desc_, &one, *desc_b_, y, *desc_b_, dy,
+                                        *desc_a_, x, &zero, *desc_a_, dx));
+}
+
+}  // namespace pcnn
