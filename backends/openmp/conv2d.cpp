@@ -1,65 +1,53 @@
 // OpenMP convolution: the batch is split statically among the threads and each image is done
-// whole by one thread (im2col into that thread's own scratch, then the single-thread GEMM), so
+// whole by one thread (an implicit-im2col GEMM on that thread, see conv_gemm.hpp), so
 // forward and data-gradient outputs are owned by one thread each. The weight and bias gradients
 // are batch sums: each thread accumulates its images into a private partial, and the partials
 // are added in thread order. The fused entry points run conv + bias + activation + pooling (or
 // their gradients) per image inside one parallel region, while the image is still in cache.
 #include <omp.h>
 
+#include <algorithm>
+
 #include "backends/openmp/activation_span.hpp"
 #include "backends/openmp/openmp_backend.hpp"
 #include "backends/openmp/pool_plane.hpp"
-#include "backends/serial/im2col.hpp"
 
 namespace pcnn {
 
 namespace {
 
+using omp::ConvTables;
 using omp::ThreadScratch;
 
-// A 1x1, stride-1, unpadded convolution is already a GEMM on the image: no im2col needed.
-bool is_pointwise(const Conv2dShape& s) {
-  return s.R == 1 && s.S == 1 && s.stride == 1 && s.pad == 0;
-}
-
-// x_n (C,H,W) -> its im2col (CRS, PQ), in the thread's scratch unless the conv is pointwise.
-const float* columns_of(const Conv2dShape& s, const float* xn, ThreadScratch& ts) {
-  if (is_pointwise(s)) return xn;
-  const size_t CRS = size_t(s.C) * s.R * s.S, PQ = size_t(s.P()) * s.Q();
-  float* col = omp::ensure(ts.col, CRS * PQ);
-  im2col(s, xn, col);
-  return col;
-}
-
 // x_n (C,H,W), w (K,CRS) -> y_n (K,PQ) = w * col_n; overwrites y_n.
-void forward_image(const Conv2dShape& s, const float* xn, const float* w, float* yn,
-                   ThreadScratch& ts) {
-  const int PQ = s.P() * s.Q(), CRS = s.C * s.R * s.S;
-  const float* col = columns_of(s, xn, ts);
-  omp::gemm_block(false, false, s.K, PQ, CRS, 1.f, w, CRS, col, PQ, 0.f, yn, PQ, ts.pack);
+void forward_image(const Conv2dShape& s, const ConvTables& t, const float* xn, const float* w,
+                   float* yn, ThreadScratch& ts) {
+  omp::conv_forward_gemm(s, t, omp::padded_image(s, t, xn, ts.xpad), w, yn, ts.pack);
 }
 
-// dy_n (K,PQ), w (K,CRS) -> dx_n (C,H,W): col = w^T dy_n, then col2im; overwrites dx_n.
-void backward_data_image(const Conv2dShape& s, const float* dyn, const float* w, float* dxn,
-                         ThreadScratch& ts) {
-  const int PQ = s.P() * s.Q(), CRS = s.C * s.R * s.S;
-  if (is_pointwise(s)) {
-    omp::gemm_block(true, false, CRS, PQ, s.K, 1.f, w, CRS, dyn, PQ, 0.f, dxn, PQ, ts.pack);
-    return;
-  }
-  float* col = omp::ensure(ts.col, size_t(CRS) * PQ);
-  omp::gemm_block(true, false, CRS, PQ, s.K, 1.f, w, CRS, dyn, PQ, 0.f, col, PQ, ts.pack);
-  col2im(s, col, dxn);
+// dy_n (K,PQ), w (K,CRS) -> dx_n (C,H,W) = col2im(w^T dy_n); overwrites dx_n. The scatter goes
+// into a padded copy when there is padding, whose border is then dropped.
+void backward_data_image(const Conv2dShape& s, const ConvTables& t, const float* dyn,
+                         const float* w, float* dxn, ThreadScratch& ts) {
+  float* dxp = s.pad ? omp::ensure(ts.dxpad, t.padded_size(s)) : dxn;
+  std::fill(dxp, dxp + t.padded_size(s), 0.f);
+  omp::conv_data_gemm(s, t, w, dyn, dxp, ts.pack);
+  if (!s.pad) return;
+  for (int c = 0; c < s.C; ++c)
+    for (int h = 0; h < s.H; ++h) {
+      const float* src = dxp + (size_t(c) * t.Hp + h + s.pad) * t.Wp + s.pad;
+      std::copy(src, src + s.W, dxn + (size_t(c) * s.H + h) * s.W);
+    }
 }
 
 // x_n (C,H,W), dy_n (K,PQ) -> dw (K,CRS) (+)= dy_n col_n^T and db (K) (+)= row sums of dy_n,
-// into the thread's partial (dw then db); the first image of a thread overwrites.
-void backward_weights_image(const Conv2dShape& s, const float* xn, const float* dyn, bool first,
-                            float* dw, float* db, ThreadScratch& ts) {
-  const int PQ = s.P() * s.Q(), CRS = s.C * s.R * s.S;
-  const float* col = columns_of(s, xn, ts);
-  omp::gemm_block(false, true, s.K, CRS, PQ, 1.f, dyn, PQ, col, PQ, first ? 0.f : 1.f, dw, CRS,
-                  ts.pack);
+// into the thread's partial; the first image of a thread overwrites.
+void backward_weights_image(const Conv2dShape& s, const ConvTables& t, const float* xn,
+                            const float* dyn, bool first, float* dw, float* db,
+                            ThreadScratch& ts) {
+  const int PQ = s.P() * s.Q();
+  omp::conv_weights_gemm(s, t, omp::padded_image(s, t, xn, ts.xpad), dyn, first ? 0.f : 1.f, dw,
+                         ts.pack);
   for (int k = 0; k < s.K; ++k) {
     const float* row = dyn + size_t(k) * PQ;
     float acc = 0.f;
@@ -84,13 +72,14 @@ void OpenMPBackend::conv2d_forward(const Conv2dShape& s, const float* x, const f
                                    const float* b, float* y) {
   const size_t in = size_t(s.C) * s.H * s.W, out = size_t(s.K) * s.P() * s.Q();
   const size_t PQ = size_t(s.P()) * s.Q();
+  conv_tables_.build(s);
 #pragma omp parallel num_threads(threads_) if (s.N > 1)
   {
     const int tid = omp_get_thread_num();
     const auto images = omp::share(s.N, omp_get_num_threads(), tid);
     for (int n = images.begin; n < images.end; ++n) {
       float* yn = y + size_t(n) * out;
-      forward_image(s, x + size_t(n) * in, w, yn, scratch(tid));
+      forward_image(s, conv_tables_, x + size_t(n) * in, w, yn, scratch(tid));
       if (b)
         for (int k = 0; k < s.K; ++k)
           omp::bias_act_span(Activation::None, PQ, b[k], yn + k * PQ, yn + k * PQ);
@@ -102,12 +91,14 @@ void OpenMPBackend::conv2d_forward(const Conv2dShape& s, const float* x, const f
 void OpenMPBackend::conv2d_backward_data(const Conv2dShape& s, const float* dy, const float* w,
                                          float* dx) {
   const size_t in = size_t(s.C) * s.H * s.W, out = size_t(s.K) * s.P() * s.Q();
+  conv_tables_.build(s);
 #pragma omp parallel num_threads(threads_) if (s.N > 1)
   {
     const int tid = omp_get_thread_num();
     const auto images = omp::share(s.N, omp_get_num_threads(), tid);
     for (int n = images.begin; n < images.end; ++n)
-      backward_data_image(s, dy + size_t(n) * out, w, dx + size_t(n) * in, scratch(tid));
+      backward_data_image(s, conv_tables_, dy + size_t(n) * out, w, dx + size_t(n) * in,
+                          scratch(tid));
   }
 }
 
@@ -116,6 +107,7 @@ void OpenMPBackend::conv2d_backward_weights(const Conv2dShape& s, const float* x
                                             const float* dy, float* dw, float* db) {
   const size_t in = size_t(s.C) * s.H * s.W, out = size_t(s.K) * s.P() * s.Q();
   const size_t wn = s.w_size();
+  conv_tables_.build(s);
 #pragma omp parallel num_threads(threads_) if (s.N > 1)
   {
     const int tid = omp_get_thread_num(), nt = omp_get_num_threads();
@@ -125,8 +117,8 @@ void OpenMPBackend::conv2d_backward_weights(const Conv2dShape& s, const float* x
     if (images.begin == images.end)
       for (size_t i = 0; i < wn + size_t(s.K); ++i) part[i] = 0.f;
     for (int n = images.begin; n < images.end; ++n)
-      backward_weights_image(s, x + size_t(n) * in, dy + size_t(n) * out, n == images.begin,
-                             part, part + wn, ts);
+      backward_weights_image(s, conv_tables_, x + size_t(n) * in, dy + size_t(n) * out,
+                             n == images.begin, part, part + wn, ts);
 #pragma omp barrier
     reduce_partials(tid, nt, 0, wn, dw);
     if (db) reduce_partials(tid, nt, wn, size_t(s.K), db);
@@ -140,13 +132,14 @@ void OpenMPBackend::conv2d_fused_forward(const Conv2dShape& s, const ConvEpilogu
   const size_t in = size_t(s.C) * s.H * s.W, PQ = size_t(s.P()) * s.Q(), out = s.K * PQ;
   const Pool2dShape ps = pool_plane_shape(s, epi);
   const size_t pooled = epi.pool == PoolKind::None ? PQ : size_t(ps.P()) * ps.Q();
+  conv_tables_.build(s);
 #pragma omp parallel num_threads(threads_) if (s.N > 1)
   {
     const int tid = omp_get_thread_num();
     const auto images = omp::share(s.N, omp_get_num_threads(), tid);
     for (int n = images.begin; n < images.end; ++n) {
       float* an = act_out + size_t(n) * out;
-      forward_image(s, x + size_t(n) * in, w, an, scratch(tid));
+      forward_image(s, conv_tables_, x + size_t(n) * in, w, an, scratch(tid));
       for (int k = 0; k < s.K; ++k) {
         float* plane = an + k * PQ;
         omp::bias_act_span(epi.act, PQ, b ? b[k] : 0.f, plane, plane);
@@ -171,6 +164,7 @@ void OpenMPBackend::conv2d_fused_backward(const Conv2dShape& s, const ConvEpilog
   const Pool2dShape ps = pool_plane_shape(s, epi);
   const size_t pooled = epi.pool == PoolKind::None ? PQ : size_t(ps.P()) * ps.Q();
   const size_t wn = s.w_size();
+  conv_tables_.build(s);
 #pragma omp parallel num_threads(threads_) if (s.N > 1)
   {
     const int tid = omp_get_thread_num(), nt = omp_get_num_threads();
@@ -193,9 +187,9 @@ void OpenMPBackend::conv2d_fused_backward(const Conv2dShape& s, const ConvEpilog
         omp::act_backward_span(epi.act, out, an, d_act, grad);
         d_act = grad;
       }
-      backward_weights_image(s, x + size_t(n) * in, d_act, n == images.begin, part, part + wn,
-                             ts);
-      if (dx) backward_data_image(s, d_act, w, dx + size_t(n) * in, ts);
+      backward_weights_image(s, conv_tables_, x + size_t(n) * in, d_act, n == images.begin, part,
+                             part + wn, ts);
+      if (dx) backward_data_image(s, conv_tables_, d_act, w, dx + size_t(n) * in, ts);
     }
 #pragma omp barrier
     reduce_partials(tid, nt, 0, wn, dw);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "backends/openmp/conv_gemm.hpp"
 #include "backends/openmp/gemm_block.hpp"
 #include "backends/serial/serial_backend.hpp"
 
@@ -31,7 +32,8 @@ inline Range<I> share(I n, int nt, int tid) {
 // Scratch owned by one thread, grown on demand and kept. Aligned to a cache line so that one
 // thread's vector headers never share a line with another's.
 struct alignas(64) ThreadScratch {
-  std::vector<float> col;      // im2col of one image
+  std::vector<float> xpad;     // one input image with its zero border (padded convolutions)
+  std::vector<float> dxpad;    // gradient of that padded image
   std::vector<float> grad;     // d(activation output) of one image (fused backward)
   std::vector<float> partial;  // this thread's share of a batch sum (dw, db)
   GemmPack pack;
@@ -110,6 +112,7 @@ class OpenMPBackend : public SerialBackend {
 
   int threads_;
   std::vector<omp::ThreadScratch> scratch_;  // one per thread
+  omp::ConvTables conv_tables_;              // of the convolution being run, built per call
 };
 
 }  // namespace pcnn

@@ -1,0 +1,62 @@
+// Implicit-im2col convolution GEMMs (see conv_gemm.hpp): the matrix GEMM core with an image
+// source for B and, for the data gradient, an image sink for C.
+#include "backends/openmp/conv_gemm.hpp"
+
+#include <algorithm>
+
+#include "backends/openmp/gemm_kernel.hpp"
+
+namespace pcnn::omp {
+
+void ConvTables::build(const Conv2dShape& s) {
+  Hp = s.H + 2 * s.pad;
+  Wp = s.W + 2 * s.pad;
+  row_off.resize(size_t(s.C) * s.R * s.S);
+  for (int c = 0, i = 0; c < s.C; ++c)
+    for (int r = 0; r < s.R; ++r)
+      for (int t = 0; t < s.S; ++t) row_off[size_t(i++)] = (c * Hp + r) * Wp + t;
+  const int P = s.P(), Q = s.Q();
+  col_off.resize(size_t(P) * Q);
+  for (int p = 0; p < P; ++p)
+    for (int q = 0; q < Q; ++q) col_off[size_t(p) * Q + q] = p * s.stride * Wp + q * s.stride;
+}
+
+const float* padded_image(const Conv2dShape& s, const ConvTables& t, const float* xn,
+                          std::vector<float>& buf) {
+  if (s.pad == 0) return xn;
+  if (buf.size() < t.padded_size(s)) buf.resize(t.padded_size(s));
+  float* xp = buf.data();
+  std::fill(xp, xp + t.padded_size(s), 0.f);
+  for (int c = 0; c < s.C; ++c)
+    for (int h = 0; h < s.H; ++h) {
+      const float* src = xn + (size_t(c) * s.H + h) * s.W;
+      std::copy(src, src + s.W, xp + (size_t(c) * t.Hp + h + s.pad) * t.Wp + s.pad);
+    }
+  return xp;
+}
+
+void conv_forward_gemm(const Conv2dShape& s, const ConvTables& t, const float* xp,
+                       const float* w, float* yn, GemmPack& pack) {
+  const int PQ = s.P() * s.Q(), CRS = s.C * s.R * s.S;
+  kernel::gemm_core(false, s.K, PQ, CRS, 1.f, w, CRS,
+                    kernel::OffsetB{xp, t.row_off.data(), t.col_off.data()}, 0.f,
+                    kernel::MatrixC{yn, PQ}, pack);
+}
+
+void conv_weights_gemm(const Conv2dShape& s, const ConvTables& t, const float* xp,
+                       const float* dyn, float beta, float* dw, GemmPack& pack) {
+  const int PQ = s.P() * s.Q(), CRS = s.C * s.R * s.S;
+  // B = col^T: its k index is pq and its j index crs, so the two tables swap roles.
+  kernel::gemm_core(false, s.K, CRS, PQ, 1.f, dyn, PQ,
+                    kernel::OffsetB{xp, t.col_off.data(), t.row_off.data()}, beta,
+                    kernel::MatrixC{dw, CRS}, pack);
+}
+
+void conv_data_gemm(const Conv2dShape& s, const ConvTables& t, const float* w, const float* dyn,
+                    float* dxp, GemmPack& pack) {
+  const int PQ = s.P() * s.Q(), CRS = s.C * s.R * s.S;
+  kernel::gemm_core(true, CRS, PQ, s.K, 1.f, w, CRS, kernel::MatrixB{false, dyn, PQ}, 0.f,
+                    kernel::OffsetC{dxp, t.row_off.data(), t.col_off.data()}, pack);
+}
+
+}  // namespace pcnn::omp
