@@ -1,0 +1,50 @@
+// Kokkos bias and activation kernels. The bias gradient gives each channel to one team, which
+// reduces in a fixed order: no atomics, the same result every run.
+#include "backends/kokkos/kokkos_backend.hpp"
+#include "backends/kokkos/kokkos_common.hpp"
+#include "core/activation_math.hpp"
+
+namespace pcnn {
+
+using namespace kk;
+
+// y (N,C,HW) += b (C)
+void KokkosBackend::bias_add(int N, int C, int HW, const float* b, float* y) {
+  Kokkos::parallel_for("pcnn::bias_add", range(size_t(N) * C * HW), KOKKOS_LAMBDA(size_t i) {
+    y[i] += b[i / HW % C];
+  });
+}
+
+// dy (N,C,HW) -> db (C) = sum over n and hw; one team per channel
+void KokkosBackend::bias_backward(int N, int C, int HW, const float* dy, float* db) {
+  Kokkos::parallel_for("pcnn::bias_backward", TeamPolicy(C, row_team_size()),
+                       KOKKOS_LAMBDA(const Member& team) {
+    const int c = team.league_rank();
+    float total = 0.f;
+    // Per image a row sum, then the images in order: the reference's order on a CPU.
+    Kokkos::parallel_reduce(Kokkos::TeamThreadRange(team, N), [&](int n, float& acc) {
+      const float* row = dy + (size_t(n) * C + c) * HW;
+      float sum = 0.f;
+      for (int i = 0; i < HW; ++i) sum += row[i];
+      acc += sum;
+    }, total);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { db[c] = total; });
+  });
+}
+
+// y[i] = act(x[i]), n elements; x == y allowed
+void KokkosBackend::activation_forward(Activation act, size_t n, const float* x, float* y) {
+  Kokkos::parallel_for("pcnn::activation_forward", range(n), KOKKOS_LAMBDA(size_t i) {
+    y[i] = activate(act, x[i]);
+  });
+}
+
+// dx[i] = dy[i] * act'(y[i]); dy == dx allowed
+void KokkosBackend::activation_backward(Activation act, size_t n, const float* y,
+                                        const float* dy, float* dx) {
+  Kokkos::parallel_for("pcnn::activation_backward", range(n), KOKKOS_LAMBDA(size_t i) {
+    dx[i] = dy[i] * activation_derivative(act, y[i]);
+  });
+}
+
+}  // namespace pcnn

@@ -1,0 +1,92 @@
+// Kokkos GEMM: tile planning for the shared engine (gemm.hpp), the contract's gemm, and the fully
+// connected forward pass with bias and activation in the GEMM's epilogue.
+#include "backends/kokkos/gemm.hpp"
+
+#include <algorithm>
+
+#include "backends/kokkos/kokkos_backend.hpp"
+
+namespace pcnn {
+
+namespace kk {
+
+namespace {
+int pow2_at_least(int n) {
+  int p = 1;
+  while (p < n) p <<= 1;
+  return p;
+}
+int log2_exact(int p) {
+  int s = 0;
+  while ((1 << s) < p) ++s;
+  return s;
+}
+}  // namespace
+
+GemmPlan plan_gemm(int M, int N, int K) {
+  using C = GemmConfig;
+  GemmPlan g;
+  g.M = M;
+  g.N = N;
+  g.K = K;
+  g.TK = C::TK;
+  // Small M (few output channels) gets a short, wide tile so the team still has work.
+  g.TM = std::min(std::max(pow2_at_least(M), C::MR), C::kMaxTM);
+  g.TN = std::min(std::max(pow2_at_least(N), C::NR), std::max(C::NR, std::min(C::kMaxTN,
+                                                                           C::kArea / g.TM)));
+  g.tm_shift = log2_exact(g.TM);
+  g.tn_shift = log2_exact(g.TN);
+  g.tiles_m = (M + g.TM - 1) / g.TM;
+  g.tiles_n = (N + g.TN - 1) / g.TN;
+  g.k_per_split = K;
+
+  // Too few tiles to keep every core (or SM) busy: split K into slices of at least two K steps.
+  // The split count depends only on the shape and the machine, so a run is reproducible.
+  const int concurrency = ExecSpace().concurrency();
+  const int teams_wanted = kOnHost ? 4 * concurrency : std::max(1, concurrency / 256);
+  const int max_splits = 64;  // the split sum reads every slice once per output
+  const int tiles = std::max(1, g.tiles_m * g.tiles_n);
+  if (tiles < teams_wanted && K >= 4 * g.TK) {
+    int splits = std::min({(teams_wanted + tiles - 1) / tiles, K / (2 * g.TK), max_splits});
+    g.k_per_split = ((K + splits - 1) / splits + g.TK - 1) / g.TK * g.TK;
+    g.splits = (K + g.k_per_split - 1) / g.k_per_split;
+  }
+
+  if (!kOnHost) {
+    const int blocks = (g.TM / C::MR) * (g.TN / C::NR);
+    g.team_size = std::min(256, (blocks + 31) / 32 * 32);
+  }
+  return g;
+}
+
+}  // namespace kk
+
+// C(M,N) = alpha op(A)(M,K) op(B)(K,N) + beta C; row-major, lda/ldb/ldc row strides
+void KokkosBackend::gemm(bool trans_a, bool trans_b, int M, int N, int K, float alpha,
+                         const float* A, int lda, const float* B, int ldb, float beta, float* C,
+                         int ldc) {
+  using namespace kk;
+  // alpha == 0 must not read A or B (they may hold anything): plan an empty reduction.
+  const GemmPlan g = plan_gemm(M, N, alpha == 0.f ? 0 : K);
+  GemmEpilogue epi;
+  epi.alpha = alpha;
+  epi.beta = beta;
+  run_gemm("pcnn::gemm", g, matrix(A, lda, trans_a), matrix(B, ldb, trans_b),
+           GemmOutput<StridedMap>{C, ldc, StridedMap{1}}, epi,
+           workspace(kPartials, g.partial_floats()));
+}
+
+// x (N,in), w (out,in), b (out) -> y (N,out) = act(x w^T + b)
+void KokkosBackend::linear_forward(int N, int in, int out, Activation act, const float* x,
+                                   const float* w, const float* b, float* y) {
+  using namespace kk;
+  const GemmPlan g = plan_gemm(N, out, in);
+  GemmEpilogue epi;
+  epi.col_bias = b;
+  epi.act = act;
+  run_gemm("pcnn::linear_forward", g, matrix(x, in, false), matrix(w, in, true),
+           GemmOutput<StridedMap>{y, out, StridedMap{1}}, epi,
+           workspace(kPartials, g.partial_floats()));
+}
+
+}  // namespace pcnn

@@ -1,0 +1,40 @@
+// What every Kokkos kernel file shares: the execution and memory space the backend runs on, and
+// unmanaged views over the raw device pointers the contract passes around.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace pcnn {
+namespace kk {
+
+using ExecSpace = Kokkos::DefaultExecutionSpace;
+using MemSpace = ExecSpace::memory_space;
+using TeamPolicy = Kokkos::TeamPolicy<ExecSpace>;
+using Member = TeamPolicy::member_type;
+using ScratchSpace = ExecSpace::scratch_memory_space;
+using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+
+// True when the kernels run on CPU threads (OpenMP, Serial): tile shapes and team sizes differ.
+constexpr bool kOnHost = std::is_same<MemSpace, Kokkos::HostSpace>::value;
+
+inline Kokkos::RangePolicy<ExecSpace> range(size_t n) {
+  return Kokkos::RangePolicy<ExecSpace>(0, n);
+}
+
+// Team size for simple one-team-per-row kernels: one thread per team on a CPU (the team loop then
+// vectorises), a few warps on a GPU.
+inline int row_team_size() { return kOnHost ? 1 : 128; }
+
+template <class T>
+using DeviceView = Kokkos::View<T*, MemSpace, Unmanaged>;
+template <class T>
+using HostView = Kokkos::View<T*, Kokkos::HostSpace, Unmanaged>;
+template <class T>
+using ScratchView = Kokkos::View<T*, ScratchSpace, Unmanaged>;
+
+}  // namespace kk
+}  // namespace pcnn
