@@ -96,17 +96,13 @@ CudnnBackend::~CudnnBackend() { release(); }
 void CudnnBackend::release() noexcept {
   // Errors are ignored here: a destructor must not throw, and a sticky CUDA error would make
   // every call below fail anyway.
-  if (capturing_) {
-    cudaGraph_t abandoned = nullptr;
-    cudaStreamEndCapture(stream_, &abandoned);
-    if (abandoned) cudaGraphDestroy(abandoned);
-    capturing_ = false;
-  }
+  abandon_capture();
+  if (stream_) cudaStreamSynchronize(stream_);
   if (graph_exec_) cudaGraphExecDestroy(graph_exec_);
   if (graph_) cudaGraphDestroy(graph_);
   graph_exec_ = nullptr;
   graph_ = nullptr;
-  if (stream_) cudaStreamSynchronize(stream_);
+  free_retired();
   conv_plans_.clear();
   desc_a_.reset();
   desc_b_.reset();
@@ -168,30 +164,53 @@ void CudnnBackend::fill(float* dst, float value, size_t n) {
 
 void CudnnBackend::synchronize() { PCNN_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
 
+// Scratch only grows, and only outside a capture. A graph captured earlier keeps the addresses
+// it saw, so an outgrown buffer is kept alive until that graph is replaced or destroyed (an
+// evaluation pass with a new batch size may well grow the workspace between two replays).
+void CudnnBackend::retire(void* buffer) {
+  if (!buffer) return;
+  PCNN_CUDA_CHECK(cudaStreamSynchronize(stream_));  // in-flight work may still use it
+  if (graph_exec_) {
+    retired_.push_back(buffer);
+  } else {
+    PCNN_CUDA_CHECK(cudaFree(buffer));
+  }
+}
+
+void CudnnBackend::free_retired() noexcept {
+  for (void* p : retired_) cudaFree(p);
+  retired_.clear();
+}
+
 void CudnnBackend::ensure_workspace(size_t bytes) {
   if (bytes <= workspace_bytes_) return;
-  PCNN_CHECK(!capturing_, "cudnn: a convolution needs " << bytes
-                              << " bytes of workspace while a graph is being captured (have "
-                              << workspace_bytes_ << "); run one step before capturing");
-  PCNN_CUDA_CHECK(cudaStreamSynchronize(stream_));  // in-flight work may still use the old one
-  PCNN_CUDA_CHECK(cudaFree(workspace_));
+  if (capturing_) {
+    abandon_capture();
+    throw Error("cudnn: a convolution needs " + std::to_string(bytes) +
+                " bytes of workspace while a graph is being captured (have " +
+                std::to_string(workspace_bytes_) + "); run one step before capturing");
+  }
+  void* old = workspace_;
   workspace_ = nullptr;
   workspace_bytes_ = 0;
+  retire(old);
   workspace_ = allocate(bytes);
   workspace_bytes_ = bytes;
 }
 
 float* CudnnBackend::pool_scratch(size_t n) {
-  if (n > pool_y_floats_) {
-    PCNN_CHECK(!capturing_, "cudnn: pooling scratch must grow to " << n
-                                << " floats while a graph is being captured; run one step first");
-    PCNN_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    PCNN_CUDA_CHECK(cudaFree(pool_y_));
-    pool_y_ = nullptr;
-    pool_y_floats_ = 0;
-    pool_y_ = static_cast<float*>(allocate(n * sizeof(float)));
-    pool_y_floats_ = n;
+  if (n <= pool_y_floats_) return pool_y_;
+  if (capturing_) {
+    abandon_capture();
+    throw Error("cudnn: pooling scratch must grow to " + std::to_string(n) +
+                " floats while a graph is being captured; run one step before capturing");
   }
+  void* old = pool_y_;
+  pool_y_ = nullptr;
+  pool_y_floats_ = 0;
+  retire(old);
+  pool_y_ = static_cast<float*>(allocate(n * sizeof(float)));
+  pool_y_floats_ = n;
   return pool_y_;
 }
 
@@ -240,13 +259,25 @@ void CudnnBackend::gather_batch(const DeviceDataset& data, int first, const Batc
 
 void CudnnBackend::graph_begin_capture() {
   PCNN_CHECK(!capturing_, "cudnn: graph_begin_capture called twice without graph_end_capture");
+  PCNN_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the old graph may still be running
   if (graph_exec_) PCNN_CUDA_CHECK(cudaGraphExecDestroy(graph_exec_));
   if (graph_) PCNN_CUDA_CHECK(cudaGraphDestroy(graph_));
   graph_exec_ = nullptr;
   graph_ = nullptr;
+  free_retired();  // only the old graph could still read these
   // Thread-local: other threads (a data loader, say) may keep calling CUDA meanwhile.
   PCNN_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
   capturing_ = true;
+}
+
+// Ends a capture that cannot complete, so the stream accepts ordinary work again.
+void CudnnBackend::abandon_capture() noexcept {
+  if (!capturing_) return;
+  capturing_ = false;
+  cudaGraph_t abandoned = nullptr;
+  cudaStreamEndCapture(stream_, &abandoned);
+  if (abandoned) cudaGraphDestroy(abandoned);
+  cudaGetLastError();  // the capture's own error is not sticky; clear it
 }
 
 void CudnnBackend::graph_end_capture() {

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backends/backend.hpp"
 #include "backends/cudnn/cudnn_check.hpp"
@@ -116,6 +117,9 @@ class CudnnBackend : public Backend {
   void choose_backward_data(const Conv2dShape& s, vendor::ConvPlan& p);
   void choose_backward_filter(const Conv2dShape& s, vendor::ConvPlan& p);
   void ensure_workspace(size_t bytes);
+  void retire(void* buffer);  // frees it, or keeps it until the graph that may read it is gone
+  void free_retired() noexcept;
+  void abandon_capture() noexcept;
   float* pool_scratch(size_t n);  // device floats for the recomputed pooling output
   void set_pool(PoolKind kind, const Pool2dShape& s);
   bool search_algorithms() const { return time_algorithms_ && !capturing_; }
@@ -133,6 +137,7 @@ class CudnnBackend : public Backend {
   size_t workspace_bytes_ = 0;
   float* pool_y_ = nullptr;         // recomputed max-pooling output for pool2d_backward
   size_t pool_y_floats_ = 0;
+  std::vector<void*> retired_;      // outgrown scratch a captured graph still points into
 
   std::map<ConvKey, std::unique_ptr<vendor::ConvPlan>> conv_plans_;
   // Re-set per call for pooling and bias (cheap host calls; see descriptors.hpp).
