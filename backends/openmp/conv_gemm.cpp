@@ -11,14 +11,17 @@ namespace pcnn::omp {
 void ConvTables::build(const Conv2dShape& s) {
   Hp = s.H + 2 * s.pad;
   Wp = s.W + 2 * s.pad;
-  row_off.resize(size_t(s.C) * s.R * s.S);
+  // Both tables get kGemmNR trailing zeros: a gather of a ragged last panel may read them.
+  row_off.assign(size_t(s.C) * s.R * s.S + kGemmNR, 0);
   for (int c = 0, i = 0; c < s.C; ++c)
     for (int r = 0; r < s.R; ++r)
       for (int t = 0; t < s.S; ++t) row_off[size_t(i++)] = (c * Hp + r) * Wp + t;
   const int P = s.P(), Q = s.Q();
-  col_off.resize(size_t(P) * Q);
+  col_off.assign(size_t(P) * Q + kGemmNR, 0);
   for (int p = 0; p < P; ++p)
     for (int q = 0; q < Q; ++q) col_off[size_t(p) * Q + q] = p * s.stride * Wp + q * s.stride;
+  row_runs = chunk_runs(row_off.data(), s.C * s.R * s.S);
+  col_runs = chunk_runs(col_off.data(), P * Q);
 }
 
 const float* padded_image(const Conv2dShape& s, const ConvTables& t, const float* xn,
@@ -39,7 +42,7 @@ void conv_forward_gemm(const Conv2dShape& s, const ConvTables& t, const float* x
                        const float* w, float* yn, GemmPack& pack) {
   const int PQ = s.P() * s.Q(), CRS = s.C * s.R * s.S;
   kernel::gemm_core(false, s.K, PQ, CRS, 1.f, w, CRS,
-                    kernel::OffsetB{xp, t.row_off.data(), t.col_off.data()}, 0.f,
+                    kernel::OffsetB{xp, t.row_off.data(), t.col_off.data(), t.col_runs.data()}, 0.f,
                     kernel::MatrixC{yn, PQ}, pack);
 }
 
@@ -48,7 +51,7 @@ void conv_weights_gemm(const Conv2dShape& s, const ConvTables& t, const float* x
   const int PQ = s.P() * s.Q(), CRS = s.C * s.R * s.S;
   // B = col^T: its k index is pq and its j index crs, so the two tables swap roles.
   kernel::gemm_core(false, s.K, CRS, PQ, 1.f, dyn, PQ,
-                    kernel::OffsetB{xp, t.col_off.data(), t.row_off.data()}, beta,
+                    kernel::OffsetB{xp, t.col_off.data(), t.row_off.data(), t.row_runs.data()}, beta,
                     kernel::MatrixC{dw, CRS}, pack);
 }
 
@@ -56,7 +59,7 @@ void conv_data_gemm(const Conv2dShape& s, const ConvTables& t, const float* w, c
                     float* dxp, GemmPack& pack) {
   const int PQ = s.P() * s.Q(), CRS = s.C * s.R * s.S;
   kernel::gemm_core(true, CRS, PQ, s.K, 1.f, w, CRS, kernel::MatrixB{false, dyn, PQ}, 0.f,
-                    kernel::OffsetC{dxp, t.row_off.data(), t.col_off.data()}, pack);
+                    kernel::OffsetC{dxp, t.row_off.data(), t.col_off.data(), t.col_runs.data()}, pack);
 }
 
 }  // namespace pcnn::omp

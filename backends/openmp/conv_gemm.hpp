@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backends/openmp/gemm_block.hpp"
+#include "backends/openmp/offset_runs.hpp"
 #include "core/shapes.hpp"
 
 namespace pcnn::omp {
@@ -14,8 +15,9 @@ namespace pcnn::omp {
 // Offsets of the im2col matrix of shape s over its padded image (C, Hp, Wp).
 struct ConvTables {
   int Hp = 0, Wp = 0;
-  std::vector<int> row_off;  // (C*R*S): c*Hp*Wp + r*Wp + t
-  std::vector<int> col_off;  // (P*Q): p*stride*Wp + q*stride
+  std::vector<int> row_off;  // (C*R*S): c*Hp*Wp + r*Wp + t, then kGemmNR zeros
+  std::vector<int> col_off;  // (P*Q): p*stride*Wp + q*stride, then kGemmNR zeros
+  std::vector<ChunkRuns> row_runs, col_runs;  // the same tables as runs, per kGemmNR chunk
   void build(const Conv2dShape& s);
   size_t padded_size(const Conv2dShape& s) const { return size_t(s.C) * Hp * Wp; }
 };

@@ -10,7 +10,12 @@
 #include <algorithm>
 #include <cstddef>
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 #include "backends/openmp/gemm_block.hpp"
+#include "backends/openmp/offset_runs.hpp"
 
 namespace pcnn::omp::kernel {
 
@@ -65,26 +70,42 @@ struct MatrixB {
   }
 };
 
+// Runs of consecutive offsets worth masked loads; chunks with more use scalar loads.
+constexpr int kMaxRuns = 8;
+#if defined(__AVX512F__)
+static_assert(NR == 16, "the masked-load paths fill one 16-lane register per panel row");
+#endif
+
 // B(k, j) = x[koff[k] + joff[j]]: an im2col matrix (or its transpose) read straight from the
-// image, never stored.
+// image, never stored. runs describes joff per NR chunk (chunks start at multiples of NR).
 struct OffsetB {
   const float* x;
   const int* koff;
   const int* joff;
+  const ChunkRuns* runs;
   void pack(int k0, int kc, int j0, int nc, float* out) const {
     for (int jp = 0; jp < nc; jp += NR) {
       const int cols = std::min(NR, nc - jp);
       float* panel = out + size_t(jp) * kc;
-      const int* jo = joff + j0 + jp;
+      const ChunkRuns& run = runs[(j0 + jp) / NR];
+#if defined(__AVX512F__)
+      if (run.count <= kMaxRuns) {
+        for (int k = 0; k < kc; ++k) {
+          const float* row = x + koff[k0 + k];
+          __m512 v = _mm512_maskz_loadu_ps(__mmask16(run.mask[0]), row + run.start[0]);
+          for (int r = 1; r < run.count; ++r)
+            v = _mm512_mask_loadu_ps(v, __mmask16(run.mask[r]), row + run.start[r]);
+          _mm512_storeu_ps(panel + size_t(k) * NR, v);
+        }
+        continue;
+      }
+#endif
+      int idx[NR];
+      for (int j = 0; j < NR; ++j) idx[j] = j < cols ? joff[j0 + jp + j] : 0;
       for (int k = 0; k < kc; ++k) {
         const float* row = x + koff[k0 + k];
         float* dst = panel + size_t(k) * NR;
-        if (cols == NR) {
-          for (int j = 0; j < NR; ++j) dst[j] = row[jo[j]];
-        } else {
-          for (int j = 0; j < cols; ++j) dst[j] = row[jo[j]];
-          for (int j = cols; j < NR; ++j) dst[j] = 0.f;
-        }
+        for (int j = 0; j < NR; ++j) dst[j] = j < cols ? row[idx[j]] : 0.f;
       }
     }
   }
@@ -119,16 +140,31 @@ struct MatrixC {
 };
 
 // x[ioff[i] + joff[j]] += C(i, j): col2im fused into the GEMM (beta is ignored: it always adds).
+// The offsets of one tile row are distinct, so its runs never overlap.
 struct OffsetC {
   float* x;
   const int* ioff;
   const int* joff;
+  const ChunkRuns* runs;
   template <int ROWS>
   void store(const vf8 (&acc)[ROWS][NV], int i, int j, int cols, float /*beta*/) const {
+    const ChunkRuns& run = runs[j / NR];
     for (int r = 0; r < ROWS; ++r) {
+      float* row = x + ioff[i + r];
+#if defined(__AVX512F__)
+      if (run.count <= kMaxRuns) {
+        __m512 v;
+        __builtin_memcpy(&v, acc[r], sizeof v);
+        for (int u = 0; u < run.count; ++u) {
+          const __mmask16 m = __mmask16(run.mask[u]);
+          float* dst = row + run.start[u];
+          _mm512_mask_storeu_ps(dst, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, dst), v));
+        }
+        continue;
+      }
+#endif
       float out[NR];
       __builtin_memcpy(out, acc[r], sizeof out);
-      float* row = x + ioff[i + r];
       for (int q = 0; q < cols; ++q) row[joff[j + q]] += out[q];
     }
   }
