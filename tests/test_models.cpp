@@ -4,6 +4,7 @@
 // Tolerance for parameters after a few SGD/Adam steps: 1e-4 normalised — each step's fp32
 // differences (~1e-6) are carried and slightly amplified by later steps; a wrong kernel is off
 // by far more (> 1e-2).
+#include "backends/registry.hpp"
 #include "models/model.hpp"
 #include "tests/harness.hpp"
 #include "tests/synthetic.hpp"
@@ -101,6 +102,53 @@ TEST_CASE("a short training run reduces the loss and learns") {
   CHECK(after.loss < 0.5 * before);
   CHECK(after.accuracy > 0.8);
   CHECK(last.images_per_s > 0);
+}
+
+}  // TEST_SUITE
+
+}  // namespace pcnn::test
+
+namespace pcnn::test {
+
+TEST_SUITE("backend") {
+
+TEST_CASE("data parallel: R replicas train exactly like one device, weights stay identical") {
+  const Dataset data = synthetic_dataset(72, 28, 28, 21);
+  const ModelSpec spec = builtin_model("lenet5");
+  TrainConfig cfg;
+  cfg.batch = 12;
+  cfg.seed = 5;
+  cfg.optimizer.kind = "adam";
+  cfg.optimizer.lr = 2e-3f;
+  const Normalization norm{0.2f, 3.f};
+
+  Model single(backend(), spec, 12, 8);
+  Trainer one(backend(), single, data, norm, cfg);
+  const int steps = 7;  // crosses into the second epoch (6 steps each)
+  for (int s = 0; s < steps; ++s) one.step();
+  const auto want = single.get_params();
+
+  for (int R : {2, 3}) {
+    std::vector<std::unique_ptr<Backend>> owned;
+    std::vector<std::unique_ptr<Model>> models;
+    std::vector<Backend*> bes;
+    std::vector<Model*> ms;
+    BackendOptions opts;
+    opts.threads = 2;
+    for (int r = 0; r < R; ++r) {
+      owned.push_back(make_backend(backend_name(), opts));
+      models.push_back(std::make_unique<Model>(*owned.back(), spec, 12 / R, 8));
+      bes.push_back(owned.back().get());
+      ms.push_back(models.back().get());
+    }
+    auto coll = make_collective(backend_name(), bes, "host");
+    Trainer dp(bes, ms, coll.get(), data, norm, cfg);
+    for (int s = 0; s < steps; ++s) dp.step();
+    const auto first = ms[0]->get_params();
+    for (int r = 1; r < R; ++r) CHECK(ms[r]->get_params() == first);  // bit for bit
+    check_close("data parallel over " + std::to_string(R) + " replicas vs one device", first,
+                want, kStepTol);
+  }
 }
 
 }  // TEST_SUITE

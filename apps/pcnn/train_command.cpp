@@ -21,6 +21,8 @@ struct TrainOptions {
   std::string optimizer = "sgd";
   float lr = -1, momentum = 0.9f, weight_decay = 5e-4f, lr_decay = 0.85f;
   bool no_graphs = false;
+  int gpus = 1;
+  std::string collective;
 };
 
 int run_train(const TrainOptions& o) {
@@ -32,7 +34,17 @@ int run_train(const TrainOptions& o) {
              "unknown optimizer '" << o.optimizer << "' (sgd, adam)");
   const ModelSpec spec = load_spec(o.model);
   const DatasetPair data = load_data(o.data);
-  auto be = open_backend(o.backend, o.threads);
+  PCNN_CHECK(o.gpus >= 1, "--gpus must be at least 1");
+  // Replica r runs on device r; replica 0 also evaluates and is saved.
+  std::vector<std::unique_ptr<Backend>> replicas;
+  replicas.push_back(open_backend(o.backend, o.threads));
+  Backend* be = replicas[0].get();
+  for (int r = 1; r < o.gpus; ++r) {
+    BackendOptions opts;
+    opts.threads = o.threads;
+    opts.device = r;
+    replicas.push_back(make_backend(be->name(), opts));
+  }
 
   Normalization norm;
   float stddev = 1.f;
@@ -51,13 +63,28 @@ int run_train(const TrainOptions& o) {
   cfg.optimizer.weight_decay = o.weight_decay;
 
   // Evaluation runs in larger batches than training where memory allows.
-  Model model(*be, spec, std::max(o.batch, 256), o.seed);
-  Trainer trainer(*be, model, data.train, norm, cfg);
+  PCNN_CHECK(o.batch % o.gpus == 0, "--batch-size " << o.batch << " does not split evenly over "
+                                                    << o.gpus << " GPUs");
+  std::vector<std::unique_ptr<Model>> models;
+  std::vector<Backend*> bes;
+  std::vector<Model*> ms;
+  for (auto& r : replicas) {
+    models.push_back(std::make_unique<Model>(*r, spec, std::max(o.batch / o.gpus, 256), o.seed));
+    bes.push_back(r.get());
+    ms.push_back(models.back().get());
+  }
+  Model& model = *models[0];
+  std::unique_ptr<Collective> collective;
+  if (o.gpus > 1) collective = make_collective(be->name(), bes, o.collective);
+  Trainer trainer(bes, ms, collective.get(), data.train, norm, cfg);
 
   std::printf("pcnn train: %s on %s (%d train / %d test images), backend %s [%s], batch %d, %s lr %g\n",
               spec.name.c_str(), data.source.c_str(), data.train.count, data.test.count,
               be->name().c_str(), be->device_name().c_str(), o.batch, o.optimizer.c_str(),
               double(cfg.optimizer.lr));
+  if (collective)
+    std::printf("data parallel over %d replicas (%d images each per step), all-reduce: %s\n",
+                o.gpus, o.batch / o.gpus, collective->name().c_str());
   std::ofstream log;
   if (!o.log.empty()) {
     log.open(o.log);
@@ -122,6 +149,9 @@ Command add_train_command(CLI::App& app) {
   sub->add_option("--log", o->log, "write per-epoch CSV to this file");
   sub->add_option("--plot", o->plot, "write training curves (SVG) to this file");
   sub->add_flag("--no-graphs", o->no_graphs, "do not replay the step as a CUDA graph");
+  sub->add_option("--gpus", o->gpus, "data-parallel replicas, one per GPU (device 0..N-1)")
+      ->capture_default_str();
+  sub->add_option("--collective", o->collective, "all-reduce for --gpus > 1: nccl (cuda default) or host");
   return {sub, [o] { return run_train(*o); }};
 }
 
