@@ -31,7 +31,7 @@ void backward_data_image(const Conv2dShape& s, const ConvTables& t, const float*
                          const float* w, float* dxn, ThreadScratch& ts) {
   float* dxp = s.pad ? omp::ensure(ts.dxpad, t.padded_size(s)) : dxn;
   std::fill(dxp, dxp + t.padded_size(s), 0.f);
-  omp::conv_data_gemm(s, t, w, dyn, dxp, ts.pack);
+  omp::conv_data_gemm(s, t, w, dyn, dxp, ts.col, ts.pack);
   if (!s.pad) return;
   for (int c = 0; c < s.C; ++c)
     for (int h = 0; h < s.H; ++h) {

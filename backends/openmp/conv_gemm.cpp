@@ -1,5 +1,5 @@
 // Implicit-im2col convolution GEMMs (see conv_gemm.hpp): the matrix GEMM core with an image
-// source for B and, for the data gradient, an image sink for C.
+// source for B; the data gradient goes through a column buffer and a vectorised col2im.
 #include "backends/openmp/conv_gemm.hpp"
 
 #include <algorithm>
@@ -56,10 +56,26 @@ void conv_weights_gemm(const Conv2dShape& s, const ConvTables& t, const float* x
 }
 
 void conv_data_gemm(const Conv2dShape& s, const ConvTables& t, const float* w, const float* dyn,
-                    float* dxp, GemmPack& pack) {
-  const int PQ = s.P() * s.Q(), CRS = s.C * s.R * s.S;
+                    float* dxp, std::vector<float>& col, GemmPack& pack) {
+  const int P = s.P(), Q = s.Q(), PQ = P * Q, CRS = s.C * s.R * s.S, st = s.stride;
+  if (col.size() < size_t(CRS) * PQ) col.resize(size_t(CRS) * PQ);
   kernel::gemm_core(true, CRS, PQ, s.K, 1.f, w, CRS, kernel::MatrixB{false, dyn, PQ}, 0.f,
-                    kernel::OffsetC{dxp, t.row_off.data(), t.col_off.data(), t.col_runs.data()}, pack);
+                    kernel::MatrixC{col.data(), PQ}, pack);
+  // col2im as a separate pass, tap by tap: consecutive rows p of one tap never overlap, while
+  // neighbouring taps do (scattering straight from the GEMM tiles stalled on store forwarding).
+  for (int crs = 0; crs < CRS; ++crs) {
+    float* base = dxp + t.row_off[size_t(crs)];
+    const float* src = col.data() + size_t(crs) * PQ;
+    for (int p = 0; p < P; ++p) {
+      float* dst = base + size_t(p) * st * t.Wp;
+      const float* in = src + size_t(p) * Q;
+      if (st == 1) {
+        for (int q = 0; q < Q; ++q) dst[q] += in[q];
+      } else {
+        for (int q = 0; q < Q; ++q) dst[size_t(q) * st] += in[q];
+      }
+    }
+  }
 }
 
 }  // namespace pcnn::omp

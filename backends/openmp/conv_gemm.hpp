@@ -1,7 +1,8 @@
 // The three GEMMs of a convolution, on one image and one thread, with im2col done implicitly:
 // col(crs, pq) = xp[row_off[crs] + col_off[pq]] over the zero-padded image xp, so B panels are
-// packed straight from the image and the data gradient is scattered straight back (col2im) from
-// the GEMM's register tiles. Neither direction stores the (C*R*S, P*Q) matrix.
+// packed straight from the image and the (C*R*S, P*Q) matrix is never stored in the forward
+// and weight-gradient directions. The data gradient computes it (w^T dy) and adds it back into
+// the padded image tap by tap (col2im).
 #pragma once
 
 #include <vector>
@@ -35,7 +36,8 @@ void conv_weights_gemm(const Conv2dShape& s, const ConvTables& t, const float* x
                        const float* dyn, float beta, float* dw, GemmPack& pack);
 
 // w (K,CRS), dy_n (K,PQ) -> dx_n padded (C,Hp,Wp) += col2im(w^T dy_n); accumulates.
+// col: the thread's (CRS, PQ) buffer, grown on demand.
 void conv_data_gemm(const Conv2dShape& s, const ConvTables& t, const float* w, const float* dyn,
-                    float* dxp, GemmPack& pack);
+                    float* dxp, std::vector<float>& col, GemmPack& pack);
 
 }  // namespace pcnn::omp

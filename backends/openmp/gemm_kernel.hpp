@@ -3,8 +3,7 @@
 // MR-row panels and B into NR-column panels, both k-major; a micro-kernel keeps an MR x NR block
 // of C in registers for a whole k block, so each value loaded feeds several FMAs. Where B comes
 // from (a matrix, or an image read through im2col offsets) and where a finished tile of C goes
-// (a matrix, or scattered back into an image: col2im) are template policies, so convolutions
-// never materialise their im2col matrix.
+// are template policies, so convolutions need not materialise their im2col matrix.
 #pragma once
 
 #include <algorithm>
@@ -135,37 +134,6 @@ struct MatrixC {
       } else {
         for (int q = 0; q < cols; ++q) c[q] = beta * c[q] + out[q];
       }
-    }
-  }
-};
-
-// x[ioff[i] + joff[j]] += C(i, j): col2im fused into the GEMM (beta is ignored: it always adds).
-// The offsets of one tile row are distinct, so its runs never overlap.
-struct OffsetC {
-  float* x;
-  const int* ioff;
-  const int* joff;
-  const ChunkRuns* runs;
-  template <int ROWS>
-  void store(const vf8 (&acc)[ROWS][NV], int i, int j, int cols, float /*beta*/) const {
-    const ChunkRuns& run = runs[j / NR];
-    for (int r = 0; r < ROWS; ++r) {
-      float* row = x + ioff[i + r];
-#if defined(__AVX512F__)
-      if (run.count <= kMaxRuns) {
-        __m512 v;
-        __builtin_memcpy(&v, acc[r], sizeof v);
-        for (int u = 0; u < run.count; ++u) {
-          const __mmask16 m = __mmask16(run.mask[u]);
-          float* dst = row + run.start[u];
-          _mm512_mask_storeu_ps(dst, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, dst), v));
-        }
-        continue;
-      }
-#endif
-      float out[NR];
-      __builtin_memcpy(out, acc[r], sizeof out);
-      for (int q = 0; q < cols; ++q) row[joff[j + q]] += out[q];
     }
   }
 };

@@ -34,6 +34,7 @@ inline Range<I> share(I n, int nt, int tid) {
 struct alignas(64) ThreadScratch {
   std::vector<float> xpad;     // one input image with its zero border (padded convolutions)
   std::vector<float> dxpad;    // gradient of that padded image
+  std::vector<float> col;      // w^T dy of one image (data gradient), before col2im
   std::vector<float> grad;     // d(activation output) of one image (fused backward)
   std::vector<float> partial;  // this thread's share of a batch sum (dw, db)
   GemmPack pack;

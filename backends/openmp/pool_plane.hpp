@@ -50,6 +50,30 @@ inline void pool_forward_plane(PoolKind kind, const Pool2dShape& s, const float*
 inline void pool_backward_plane(PoolKind kind, const Pool2dShape& s, const float* x,
                                 const float* dy, float* dx) {
   const int P = s.P(), Q = s.Q(), win = s.window, st = s.stride;
+  if (kind == PoolKind::Max && win == 2 && st == 2) {
+    // The LeNet case: windows tile the plane, so every covered pixel is written once (g at the
+    // window's first maximum, 0 elsewhere) and only an odd last row / column is left to clear.
+    for (int p = 0; p < P; ++p) {
+      const float* x0 = x + size_t(2 * p) * s.W;
+      const float* x1 = x0 + s.W;
+      float* d0 = dx + size_t(2 * p) * s.W;
+      float* d1 = d0 + s.W;
+      for (int q = 0; q < Q; ++q) {
+        const float v[4] = {x0[2 * q], x0[2 * q + 1], x1[2 * q], x1[2 * q + 1]};
+        int best = 0;
+        for (int i = 1; i < 4; ++i)
+          if (v[i] > v[best]) best = i;
+        const float g = dy[size_t(p) * Q + q];
+        d0[2 * q] = best == 0 ? g : 0.f;
+        d0[2 * q + 1] = best == 1 ? g : 0.f;
+        d1[2 * q] = best == 2 ? g : 0.f;
+        d1[2 * q + 1] = best == 3 ? g : 0.f;
+      }
+      for (int w = 2 * Q; w < s.W; ++w) d0[w] = d1[w] = 0.f;
+    }
+    for (size_t i = size_t(2 * P) * s.W; i < size_t(s.H) * s.W; ++i) dx[i] = 0.f;
+    return;
+  }
   for (size_t i = 0; i < size_t(s.H) * s.W; ++i) dx[i] = 0.f;
   const float inv_area = 1.f / float(win * win);
   for (int p = 0; p < P; ++p)
