@@ -42,6 +42,12 @@ std::vector<Perf> candidates(const Perf* perf, int count, bool timed, bool allow
   return usable;
 }
 
+// The math type the search runs under: an earlier direction's choice may have left another.
+void reset_search_math(cudnnConvolutionDescriptor_t conv, bool allow_tf32) {
+  PCNN_CUDNN_CHECK(
+      cudnnSetConvolutionMathType(conv, allow_tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
+}
+
 std::string describe(const Conv2dShape& s) {
   std::ostringstream os;
   os << "x(" << s.N << "," << s.C << "," << s.H << "," << s.W << ") w(" << s.K << "," << s.C
@@ -90,8 +96,6 @@ vendor::ConvPlan& CudnnBackend::conv_plan(const Conv2dShape& s) {
   // Cross-correlation (no filter flip), as serial's im2col computes it.
   PCNN_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(p->conv, s.pad, s.pad, s.stride, s.stride, 1,
                                                    1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-  PCNN_CUDNN_CHECK(
-      cudnnSetConvolutionMathType(p->conv, allow_tf32_ ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
   int n = 0, c = 0, h = 0, w = 0;
   PCNN_CUDNN_CHECK(cudnnGetConvolution2dForwardOutputDim(p->conv, p->x, p->w, &n, &c, &h, &w));
   PCNN_CHECK(n == s.N && c == s.K && h == s.P() && w == s.Q(),
@@ -102,6 +106,7 @@ vendor::ConvPlan& CudnnBackend::conv_plan(const Conv2dShape& s) {
 }
 
 void CudnnBackend::choose_forward(const Conv2dShape& s, vendor::ConvPlan& p) {
+  reset_search_math(p.conv, allow_tf32_);
   int max_count = 0;
   PCNN_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithmMaxCount(dnn_, &max_count));
   std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(std::max(max_count, 1));
@@ -124,6 +129,7 @@ void CudnnBackend::choose_forward(const Conv2dShape& s, vendor::ConvPlan& p) {
 }
 
 void CudnnBackend::choose_backward_data(const Conv2dShape& s, vendor::ConvPlan& p) {
+  reset_search_math(p.conv, allow_tf32_);
   int max_count = 0;
   PCNN_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithmMaxCount(dnn_, &max_count));
   std::vector<cudnnConvolutionBwdDataAlgoPerf_t> perf(std::max(max_count, 1));
@@ -149,6 +155,7 @@ void CudnnBackend::choose_backward_data(const Conv2dShape& s, vendor::ConvPlan& 
 }
 
 void CudnnBackend::choose_backward_filter(const Conv2dShape& s, vendor::ConvPlan& p) {
+  reset_search_math(p.conv, allow_tf32_);
   int max_count = 0;
   PCNN_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(dnn_, &max_count));
   std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> perf(std::max(max_count, 1));
