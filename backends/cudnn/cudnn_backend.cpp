@@ -135,9 +135,12 @@ void* CudnnBackend::allocate(size_t bytes) {
 }
 
 void CudnnBackend::deallocate(void* ptr) {
-  // Not checked: callers free from destructors, where a throw would terminate the program; a
-  // real failure (a sticky error) resurfaces at the next checked call.
-  if (ptr) cudaFree(ptr);
+  if (!ptr) return;
+  // Kernels still queued on our stream may use the buffer; cudaFree alone is not documented to
+  // wait for a non-blocking stream. Not checked: callers free from destructors, where a throw
+  // would terminate the program; a real failure (a sticky error) resurfaces at the next check.
+  if (!capturing_) cudaStreamSynchronize(stream_);  // a sync would break a capture
+  cudaFree(ptr);
 }
 
 void CudnnBackend::upload(void* dst, const void* src, size_t bytes) {
