@@ -82,6 +82,20 @@ struct OffsetB {
   const int* koff;
   const int* joff;
   const ChunkRuns* runs;
+#if defined(__AVX512F__)
+  // Panel rows k0..k0+kc of one chunk from its runs; RUNS == 0: run.count runs, not unrolled.
+  template <int RUNS>
+  void fill_panel(const ChunkRuns& run, int kc, int k0, float* panel) const {
+    const int count = RUNS ? RUNS : run.count;
+    for (int k = 0; k < kc; ++k) {
+      const float* row = x + koff[k0 + k];
+      __m512 v = _mm512_maskz_loadu_ps(__mmask16(run.mask[0]), row + run.start[0]);
+      for (int r = 1; r < count; ++r)
+        v = _mm512_mask_loadu_ps(v, __mmask16(run.mask[r]), row + run.start[r]);
+      _mm512_storeu_ps(panel + size_t(k) * NR, v);
+    }
+  }
+#endif
   void pack(int k0, int kc, int j0, int nc, float* out) const {
     for (int jp = 0; jp < nc; jp += NR) {
       const int cols = std::min(NR, nc - jp);
@@ -89,12 +103,13 @@ struct OffsetB {
       const ChunkRuns& run = runs[(j0 + jp) / NR];
 #if defined(__AVX512F__)
       if (run.count <= kMaxRuns) {
-        for (int k = 0; k < kc; ++k) {
-          const float* row = x + koff[k0 + k];
-          __m512 v = _mm512_maskz_loadu_ps(__mmask16(run.mask[0]), row + run.start[0]);
-          for (int r = 1; r < run.count; ++r)
-            v = _mm512_mask_loadu_ps(v, __mmask16(run.mask[r]), row + run.start[r]);
-          _mm512_storeu_ps(panel + size_t(k) * NR, v);
+        // The usual run counts get a loop of their own, unrolled, with the runs in registers.
+        switch (run.count) {
+          case 1: fill_panel<1>(run, kc, k0, panel); break;
+          case 2: fill_panel<2>(run, kc, k0, panel); break;
+          case 3: fill_panel<3>(run, kc, k0, panel); break;
+          case 4: fill_panel<4>(run, kc, k0, panel); break;
+          default: fill_panel<0>(run, kc, k0, panel); break;
         }
         continue;
       }

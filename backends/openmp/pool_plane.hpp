@@ -59,15 +59,18 @@ inline void pool_backward_plane(PoolKind kind, const Pool2dShape& s, const float
       float* d0 = dx + size_t(2 * p) * s.W;
       float* d1 = d0 + s.W;
       for (int q = 0; q < Q; ++q) {
-        const float v[4] = {x0[2 * q], x0[2 * q + 1], x1[2 * q], x1[2 * q + 1]};
-        int best = 0;
-        for (int i = 1; i < 4; ++i)
-          if (v[i] > v[best]) best = i;
+        // Branch-free first maximum: which of the four is the argmax is data-dependent and
+        // mispredicts as a branch.
+        const float a = x0[2 * q], b = x0[2 * q + 1], c = x1[2 * q], d = x1[2 * q + 1];
+        const bool gb = b > a;
+        const float mab = gb ? b : a;
+        const bool gc = c > mab;
+        const bool gd = d > (gc ? c : mab);
         const float g = dy[size_t(p) * Q + q];
-        d0[2 * q] = best == 0 ? g : 0.f;
-        d0[2 * q + 1] = best == 1 ? g : 0.f;
-        d1[2 * q] = best == 2 ? g : 0.f;
-        d1[2 * q + 1] = best == 3 ? g : 0.f;
+        d0[2 * q] = (gb || gc || gd) ? 0.f : g;
+        d0[2 * q + 1] = (gb && !gc && !gd) ? g : 0.f;
+        d1[2 * q] = (gc && !gd) ? g : 0.f;
+        d1[2 * q + 1] = gd ? g : 0.f;
       }
       for (int w = 2 * Q; w < s.W; ++w) d0[w] = d1[w] = 0.f;
     }
