@@ -2,6 +2,7 @@
 // gather kernel, so all of them feed the network the same numbers.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "backends/backend.hpp"
@@ -29,7 +30,8 @@ PCNN_HD inline float batch_pixel(const DeviceDataset& d, const BatchLayout& l, u
   const float pixel = (r < d.height && c < d.width)
                           ? float(d.images[(size_t(index) * d.height + r) * d.width + c])
                           : 0.f;
-  return (pixel * (1.f / 255.f) - d.mean) * d.inv_std;
+  // An explicit fma: host and device compilers would otherwise contract this differently.
+  return fmaf(pixel, 1.f / 255.f, -d.mean) * d.inv_std;
 }
 
 }  // namespace pcnn
