@@ -1,5 +1,6 @@
-// SVG rendering: axes with "nice" ticks (linear or log), polylines with markers, grouped bars,
-// and a legend. Files are written whole through a temporary name.
+// SVG rendering: axes with "nice" ticks (linear or log), polylines with markers, grouped bars
+// with wrapped group labels, and a legend band above each plot. Files are written whole through
+// a temporary name. Text widths are estimated (no font metrics): about 0.56 em per character.
 #include "report/svg_plot.hpp"
 
 #include <algorithm>
@@ -16,6 +17,8 @@ namespace {
 const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                          "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
 const char* color(size_t i) { return kColors[i % (sizeof(kColors) / sizeof(kColors[0]))]; }
+
+double text_width(const std::string& s, double font_px) { return 0.56 * font_px * s.size(); }
 
 std::string esc(const std::string& s) {
   std::string o;
@@ -37,6 +40,14 @@ std::string fmt(double v) {
   return buf;
 }
 
+// The largest of 1, 2, 5 times a power of ten that is <= v (v > 0).
+double nice_below(double v) {
+  const double d = std::pow(10, std::floor(std::log10(v)));
+  for (double m : {5.0, 2.0, 1.0})
+    if (d * m <= v * (1 + 1e-9)) return d * m;
+  return d;
+}
+
 // An axis maps data values to pixels, linearly or logarithmically.
 struct Axis {
   double lo, hi;
@@ -50,9 +61,12 @@ struct Axis {
   std::vector<double> ticks() const {
     std::vector<double> t;
     if (log) {
+      // 1-2-5 per decade while that stays readable, else only the powers of ten.
+      const bool dense = std::log10(hi / lo) <= 4.5;
       for (double d = std::pow(10, std::floor(std::log10(lo))); d <= hi * 1.0001; d *= 10)
         for (double m : {1.0, 2.0, 5.0})
-          if (d * m >= lo * 0.9999 && d * m <= hi * 1.0001) t.push_back(d * m);
+          if ((dense || m == 1.0) && d * m >= lo * 0.9999 && d * m <= hi * 1.0001)
+            t.push_back(d * m);
       return t;
     }
     const double raw = (hi - lo) / 5;
@@ -75,8 +89,57 @@ void range_of(const std::vector<Series>& ss, bool use_x, bool log, double& lo, d
   if (lo == hi) { lo = log ? lo / 2 : lo - 1; hi = log ? hi * 2 : hi + 1; }
 }
 
+// Widens a value range by 5% each side (of its logarithm on a log axis) so no point sits on
+// the frame; a linear range that starts at zero keeps starting there.
+void pad_range(bool log, bool keep_zero, double& lo, double& hi) {
+  if (log) {
+    const double f = std::pow(hi / lo, 0.05);
+    lo /= f, hi *= f;
+    return;
+  }
+  const double pad = (hi - lo) * 0.05;
+  hi += pad;
+  if (!(keep_zero && lo == 0)) lo -= pad;
+}
+
+// Legend items flow left to right and wrap; returns the band's height.
+struct LegendItem {
+  std::string name;
+  std::string color;
+  bool dashed;
+};
+int legend_height(const std::vector<LegendItem>& items, double width) {
+  if (items.empty()) return 0;
+  int lines = 1;
+  double x = 0;
+  for (const auto& it : items) {
+    const double w = 22 + text_width(it.name, 11) + 14;
+    if (x > 0 && x + w > width) ++lines, x = 0;
+    x += w;
+  }
+  return lines * 16 + 4;
+}
+void legend(std::ostringstream& os, const std::vector<LegendItem>& items, double left,
+            double width, double top) {
+  double x = 0, y = top + 11;
+  for (const auto& it : items) {
+    const double w = 22 + text_width(it.name, 11) + 14;
+    if (x > 0 && x + w > width) y += 16, x = 0;
+    os << "<line x1='" << left + x << "' x2='" << left + x + 18 << "' y1='" << y - 4 << "' y2='"
+       << y - 4 << "' stroke='" << it.color << "' stroke-width='6'"
+       << (it.dashed ? " stroke-dasharray='4,2'" : "") << "/><text x='" << left + x + 22
+       << "' y='" << y << "' font-size='11'>" << esc(it.name) << "</text>\n";
+    x += w;
+  }
+}
+std::vector<LegendItem> legend_items(const std::vector<Series>& ss) {
+  std::vector<LegendItem> items;
+  for (size_t i = 0; i < ss.size(); ++i) items.push_back({ss[i].name, color(i), ss[i].dashed});
+  return items;
+}
+
 void frame(std::ostringstream& os, int x0, int y0, int w, int h, const std::string& title,
-           const std::string& xl, const std::string& yl) {
+           const std::string& xl, const std::string& yl, int plot_top, int plot_bottom) {
   os << "<rect x='" << x0 << "' y='" << y0 << "' width='" << w << "' height='" << h
      << "' fill='white'/>\n";
   os << "<text x='" << x0 + w / 2 << "' y='" << y0 + 20
@@ -84,17 +147,8 @@ void frame(std::ostringstream& os, int x0, int y0, int w, int h, const std::stri
   if (!xl.empty())
     os << "<text x='" << x0 + w / 2 << "' y='" << y0 + h - 6
        << "' text-anchor='middle' font-size='12'>" << esc(xl) << "</text>\n";
-  os << "<text transform='translate(" << x0 + 14 << "," << y0 + h / 2
+  os << "<text transform='translate(" << x0 + 14 << "," << (plot_top + plot_bottom) / 2
      << ") rotate(-90)' text-anchor='middle' font-size='12'>" << esc(yl) << "</text>\n";
-}
-
-void legend(std::ostringstream& os, const std::vector<Series>& ss, int x, int y) {
-  for (size_t i = 0; i < ss.size(); ++i) {
-    const int yy = y + int(i) * 16;
-    os << "<rect x='" << x << "' y='" << yy - 9 << "' width='12' height='10' fill='" << color(i)
-       << "'/><text x='" << x + 16 << "' y='" << yy << "' font-size='11'>" << esc(ss[i].name)
-       << "</text>\n";
-  }
 }
 
 void y_axis(std::ostringstream& os, const Axis& ay, int left, int right) {
@@ -107,13 +161,18 @@ void y_axis(std::ostringstream& os, const Axis& ay, int left, int right) {
 }
 
 void line_chart(std::ostringstream& os, const LineChart& c, int x0, int y0, int w, int h) {
-  frame(os, x0, y0, w, h, c.title, c.x_label, c.y_label);
-  const int left = x0 + 64, right = x0 + w - 20, top = y0 + 34, bottom = y0 + h - 42;
+  const int left = x0 + 64, right = x0 + w - 20, bottom = y0 + h - 42;
+  const auto items = legend_items(c.series);
+  const int top = y0 + 32 + legend_height(items, right - left) + 4;
+  frame(os, x0, y0, w, h, c.title, c.x_label, c.y_label, top, bottom);
+  legend(os, items, left, right - left, y0 + 30);
   double xlo, xhi, ylo, yhi;
   range_of(c.series, true, c.log_x, xlo, xhi);
   range_of(c.series, false, c.log_y, ylo, yhi);
   if (c.y_from_zero && !c.log_y) ylo = std::min(ylo, 0.0);
-  if (!c.log_y) { const double pad = (yhi - ylo) * 0.05; yhi += pad; if (!c.y_from_zero) ylo -= pad; }
+  pad_range(c.log_y, c.y_from_zero, ylo, yhi);
+  // x is padded too when the chart has several x values, so end markers clear the frame.
+  if (xhi > xlo) pad_range(c.log_x, false, xlo, xhi);
   const Axis ax{xlo, xhi, c.log_x, double(left), double(right)};
   const Axis ay{ylo, yhi, c.log_y, double(bottom), double(top)};
   y_axis(os, ay, left, right);
@@ -131,25 +190,50 @@ void line_chart(std::ostringstream& os, const LineChart& c, int x0, int y0, int 
     for (size_t k = 0; k < s.x.size() && k < s.y.size(); ++k) {
       if (!std::isfinite(s.y[k]) || (c.log_y && s.y[k] <= 0)) continue;
       pts << ax.map(s.x[k]) << "," << ay.map(s.y[k]) << " ";
-      os << "<circle cx='" << ax.map(s.x[k]) << "' cy='" << ay.map(s.y[k]) << "' r='3' fill='"
-         << color(i) << "'/>\n";
+      if (!s.dashed)
+        os << "<circle cx='" << ax.map(s.x[k]) << "' cy='" << ay.map(s.y[k]) << "' r='3' fill='"
+           << color(i) << "'/>\n";
     }
     os << "<polyline points='" << pts.str() << "' fill='none' stroke='" << color(i)
-       << "' stroke-width='2'/>\n";
+       << "' stroke-width='2'" << (s.dashed ? " stroke-dasharray='6,4'" : "") << "/>\n";
   }
-  legend(os, c.series, left + 8, top + 14);
+}
+
+// Splits a label into lines of at most max_chars characters at spaces (long words stay whole).
+std::vector<std::string> wrap(const std::string& text, size_t max_chars) {
+  std::vector<std::string> lines;
+  std::istringstream words(text);
+  std::string word, line;
+  while (words >> word) {
+    if (!line.empty() && line.size() + 1 + word.size() > max_chars) lines.push_back(line), line.clear();
+    line += (line.empty() ? "" : " ") + word;
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
 }
 
 void bar_chart(std::ostringstream& os, const BarChart& c, int x0, int y0, int w, int h) {
-  frame(os, x0, y0, w, h, c.title, "", c.y_label);
-  const int left = x0 + 64, right = x0 + w - 20, top = y0 + 34, bottom = y0 + h - 70;
-  double ylo, yhi;
-  range_of(c.series, false, c.log_y, ylo, yhi);
-  if (!c.log_y) ylo = 0, yhi *= 1.08;
-  const Axis ay{ylo, yhi, c.log_y, double(bottom), double(top)};
-  y_axis(os, ay, left, right);
+  const int left = x0 + 64, right = x0 + w - 20;
   const size_t G = std::max<size_t>(1, c.groups.size()), S = std::max<size_t>(1, c.series.size());
   const double gw = double(right - left) / G, bw = gw * 0.8 / S;
+  const size_t max_chars = std::max<size_t>(4, size_t(gw / (0.56 * 10)));
+  size_t label_lines = 1;
+  for (const auto& g : c.groups) label_lines = std::max(label_lines, wrap(g, max_chars).size());
+  const int bottom = y0 + h - 14 - int(label_lines) * 12;
+  const auto items = legend_items(c.series);
+  const int top = y0 + 32 + legend_height(items, right - left) + 4;
+  frame(os, x0, y0, w, h, c.title, "", c.y_label, top, bottom);
+  legend(os, items, left, right - left, y0 + 30);
+  double ylo, yhi;
+  range_of(c.series, false, c.log_y, ylo, yhi);
+  if (c.log_y) {
+    pad_range(true, false, ylo, yhi);
+    ylo = nice_below(ylo);  // the smallest bar keeps some height
+  } else {
+    ylo = 0, yhi *= 1.08;
+  }
+  const Axis ay{ylo, yhi, c.log_y, double(bottom), double(top)};
+  y_axis(os, ay, left, right);
   for (size_t g = 0; g < c.groups.size(); ++g) {
     const double gx = left + g * gw;
     for (size_t s = 0; s < c.series.size(); ++s) {
@@ -160,12 +244,13 @@ void bar_chart(std::ostringstream& os, const BarChart& c, int x0, int y0, int w,
       os << "<rect x='" << gx + gw * 0.1 + s * bw << "' y='" << py << "' width='" << bw * 0.95
          << "' height='" << std::max(0.0, bottom - py) << "' fill='" << color(s) << "'/>\n";
     }
-    os << "<text transform='translate(" << gx + gw / 2 << "," << bottom + 12
-       << ") rotate(25)' font-size='10'>" << esc(c.groups[g]) << "</text>\n";
+    const auto lines = wrap(c.groups[g], max_chars);
+    for (size_t k = 0; k < lines.size(); ++k)
+      os << "<text x='" << gx + gw / 2 << "' y='" << bottom + 13 + 12 * int(k)
+         << "' text-anchor='middle' font-size='10'>" << esc(lines[k]) << "</text>\n";
   }
   os << "<rect x='" << left << "' y='" << top << "' width='" << right - left << "' height='"
      << bottom - top << "' fill='none' stroke='#444'/>\n";
-  legend(os, c.series, right - 150, top + 14);
 }
 }  // namespace
 

@@ -10,6 +10,7 @@ namespace pcnn {
 struct Series {
   std::string name;
   std::vector<double> x, y;
+  bool dashed = false;  // line charts: a reference line (e.g. ideal scaling), drawn dashed
 };
 
 struct LineChart {
@@ -27,7 +28,8 @@ struct BarChart {
   bool log_y = false;
 };
 
-// One figure: charts side by side, each width x height pixels.
+// One figure: charts side by side, each width x height pixels. Each chart's legend sits in a band
+// between its title and its plot area, so it never covers data.
 struct Figure {
   std::vector<LineChart> lines;
   std::vector<BarChart> bars;

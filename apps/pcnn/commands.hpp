@@ -14,5 +14,6 @@ struct Command {
 Command add_train_command(CLI::App& app);
 Command add_eval_command(CLI::App& app);
 Command add_backends_command(CLI::App& app);
+Command add_bench_command(CLI::App& app);
 
 }  // namespace pcnn::cli

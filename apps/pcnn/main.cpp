@@ -10,7 +10,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   const std::vector<pcnn::cli::Command> commands = {pcnn::cli::add_train_command(app),
                                                     pcnn::cli::add_eval_command(app),
-                                                    pcnn::cli::add_backends_command(app)};
+                                                    pcnn::cli::add_backends_command(app),
+                                                    pcnn::cli::add_bench_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

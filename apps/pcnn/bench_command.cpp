@@ -1,0 +1,99 @@
+// pcnn bench: time training steps, their phases and each layer on every backend, model and batch
+// size in one run; print a table and, with --out, write bench.json, CSV files and SVG graphs.
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "apps/pcnn/commands.hpp"
+#include "bench/bench_run.hpp"
+#include "bench/host_info.hpp"
+#include "bench/plots.hpp"
+#include "bench/report.hpp"
+#include "core/check.hpp"
+
+namespace pcnn::cli {
+
+namespace {
+struct BenchCliOptions {
+  bench::BenchOptions bench;
+  std::string out;
+  bool json_only = false;
+};
+
+int run_bench_command(BenchCliOptions o) {
+  o.bench.exe = bench::own_executable();
+  // With --json-only stdout carries the JSON alone (a parent bench reads it); progress and
+  // skipped lines go to stderr in every mode.
+  auto progress = [](const std::string& line) {
+    std::fprintf(stderr, "%s\n", line.c_str());
+    std::fflush(stderr);
+  };
+  bench::BenchReport r = bench::run_bench(o.bench, progress);
+  r.command = bench::own_command_line();
+  if (o.json_only) {
+    std::printf("%s\n", bench::to_json(r).dump().c_str());
+    return 0;
+  }
+  std::printf("\n");
+  bench::print_report(stdout, r);
+  if (o.out.empty()) return 0;
+  std::error_code ec;
+  std::filesystem::create_directories(o.out, ec);
+  PCNN_CHECK(!ec, "cannot create the output folder '" << o.out << "': " << ec.message());
+  {
+    const std::string path = o.out + "/bench.json";
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    PCNN_CHECK(f, "cannot write '" << path << "'");
+    const std::string text = bench::to_json(r).dump(2) + "\n";
+    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    PCNN_CHECK(std::fclose(f) == 0 && ok, "writing '" << path << "' failed");
+  }
+  bench::write_runs_csv(o.out + "/bench.csv", r);
+  bench::write_layers_csv(o.out + "/bench_layers.csv", r);
+  std::printf("\nwrote %s/bench.json, bench.csv, bench_layers.csv", o.out.c_str());
+  for (const std::string& p : bench::write_bench_plots(o.out, r))
+    std::printf(", %s", std::filesystem::path(p).filename().c_str());
+  std::printf("\n");
+  return 0;
+}
+}  // namespace
+
+Command add_bench_command(CLI::App& app) {
+  auto o = std::make_shared<BenchCliOptions>();
+  bench::BenchOptions& b = o->bench;
+  auto* sub = app.add_subcommand(
+      "bench", "Time training steps, forward, backward and each layer on every backend");
+  sub->add_option("--models", b.models, "built-in models, comma-separated")
+      ->delimiter(',')->capture_default_str();
+  sub->add_option("--batch-sizes", b.batches, "batch sizes, comma-separated")
+      ->delimiter(',')->capture_default_str();
+  sub->add_option("--backends", b.backends,
+                  "backends, comma-separated (default: every compiled-in one; one not usable "
+                  "here is skipped with its reason)")->delimiter(',');
+  sub->add_option("--threads", b.threads,
+                  "CPU threads, or a list for a strong-scaling sweep (0 = all cores)")
+      ->delimiter(',')->capture_default_str();
+  sub->add_option("--repeat", b.policy.repeat,
+                  "timed blocks per measurement (fewer, but at least 3, once --budget is spent)")
+      ->capture_default_str();
+  sub->add_option("--warmup", b.policy.warmup, "untimed iterations before each measurement")
+      ->capture_default_str();
+  sub->add_option("--budget", b.policy.budget_s, "seconds per measurement after which repeats stop")
+      ->capture_default_str();
+  sub->add_option("--per-layer", b.per_layer,
+                  "batch sizes with a per-layer breakdown: largest, all or none")
+      ->capture_default_str();
+  sub->add_option("--data", b.data_dir, "MNIST-format folder to draw batches from "
+                                        "(default: synthetic images; speed does not depend on them)");
+  sub->add_option("--images", b.synthetic_images, "synthetic images to draw batches from")
+      ->capture_default_str();
+  sub->add_option("--seed", b.seed, "seed of weights, data and shuffling")->capture_default_str();
+  sub->add_flag("--isolate", b.isolate,
+                "run each CPU backend and thread count in its own child process (always done "
+                "for kokkos when --threads has several values)");
+  sub->add_option("--out", o->out, "write bench.json, bench.csv, bench_layers.csv and SVG graphs here");
+  sub->add_flag("--json-only", o->json_only, "print only the JSON report on stdout (child runs)");
+  return {sub, [o] { return run_bench_command(*o); }};
+}
+
+}  // namespace pcnn::cli

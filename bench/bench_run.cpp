@@ -1,0 +1,176 @@
+// The bench loop: validate the names, then backend by backend (thread count by thread count for
+// CPU backends), model by model, batch by batch, each on a freshly built model.
+#include "bench/bench_run.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+
+#include "backends/registry.hpp"
+#include "bench/child.hpp"
+#include "bench/host_info.hpp"
+#include "core/check.hpp"
+#include "tests/synthetic.hpp"
+
+namespace pcnn::bench {
+
+namespace {
+bool compiled_in(const std::string& name) {
+  for (const auto& e : compiled_backends())
+    if (e.name == name) return true;
+  return false;
+}
+
+// Serial first (it is the baseline and the slowest), then the registry's order.
+std::vector<std::string> default_backends() {
+  std::vector<std::string> out;
+  for (const auto& e : compiled_backends())
+    if (e.name == "serial") out.push_back(e.name);
+  for (const auto& e : compiled_backends())
+    if (e.name != "serial") out.push_back(e.name);
+  return out;
+}
+
+std::string progress_line(const ModelRun& r) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%-20s %-11s batch %5d: step %9.3f ms, %9.0f images/s (%d blocks of %d)%s",
+                run_label(r).c_str(), r.model.c_str(), r.batch, r.step.median * 1e3,
+                r.batch / r.step.median, r.step.samples, r.step.block,
+                r.layers.empty() ? "" : ", per-layer done");
+  return buf;
+}
+
+bool per_layer_at(const BenchOptions& o, int batch) {
+  if (o.per_layer == "all") return true;
+  if (o.per_layer == "none") return false;
+  return batch == *std::max_element(o.batches.begin(), o.batches.end());
+}
+
+Dataset bench_data(const BenchOptions& o, std::string& what) {
+  if (!o.data_dir.empty()) {
+    DatasetPair p = load_mnist_folder(o.data_dir);
+    what = "training images of " + p.source;
+    return std::move(p.train);
+  }
+  const int largest = *std::max_element(o.batches.begin(), o.batches.end());
+  const int count = std::max(o.synthetic_images, 2 * largest);
+  what = std::to_string(count) + " synthetic 28x28 images (tests/synthetic.hpp)";
+  return test::synthetic_dataset(count, 28, 28, o.seed);
+}
+
+// Every model and batch size on one backend object.
+void bench_backend(Backend& be, int threads, const std::vector<ModelSpec>& specs,
+                   const Dataset& data, const BenchOptions& o, BenchReport& r,
+                   const Progress& progress) {
+  for (const ModelSpec& spec : specs)
+    for (int batch : o.batches) {
+      ModelBenchConfig cfg;
+      cfg.policy = o.policy;
+      cfg.per_layer = per_layer_at(o, batch);
+      cfg.seed = o.seed;
+      r.runs.push_back(bench_model(be, threads, spec, batch, data, cfg));
+      progress(progress_line(r.runs.back()));
+    }
+}
+
+void validate(const BenchOptions& o, const std::vector<std::string>& backends) {
+  PCNN_CHECK(!o.models.empty(), "no models to bench");
+  PCNN_CHECK(!o.batches.empty(), "no batch sizes to bench");
+  PCNN_CHECK(!o.threads.empty(), "no thread counts to bench");
+  for (int b : o.batches) PCNN_CHECK(b >= 1, "batch sizes must be at least 1, got " << b);
+  for (int t : o.threads) PCNN_CHECK(t >= 0, "thread counts must be at least 0, got " << t);
+  PCNN_CHECK(o.policy.repeat >= 1, "--repeat must be at least 1");
+  PCNN_CHECK(o.policy.warmup >= 1, "--warmup must be at least 1 (warm-up is never timed)");
+  PCNN_CHECK(o.policy.budget_s > 0, "--budget must be positive");
+  PCNN_CHECK(o.per_layer == "largest" || o.per_layer == "all" || o.per_layer == "none",
+             "--per-layer must be largest, all or none, got '" << o.per_layer << "'");
+  for (const std::string& b : backends)
+    if (!compiled_in(b)) make_backend(b);  // throws the registry's "not compiled in" / unknown
+}
+}  // namespace
+
+std::string run_label(const ModelRun& r) {
+  if (!r.host_memory || r.backend == "serial") return r.backend;
+  return r.backend + ", " + std::to_string(r.threads) + (r.threads == 1 ? " thread" : " threads");
+}
+
+bool needs_process_per_thread_count(const std::string& backend) { return backend == "kokkos"; }
+
+BenchReport run_bench(const BenchOptions& opts, const Progress& progress) {
+  BenchOptions o = opts;
+  if (o.backends.empty()) o.backends = default_backends();
+  validate(o, o.backends);
+  std::vector<ModelSpec> specs;
+  for (const std::string& m : o.models) specs.push_back(builtin_model(m));
+
+  BenchReport r;
+  r.date = utc_date_iso();
+  r.host_cpu = host_cpu_model();
+  r.host_threads = host_cpu_threads();
+  r.load_before = host_load_average();
+  for (const auto& e : compiled_backends()) r.compiled.push_back(e.name);
+  r.options = o;
+  const Dataset data = bench_data(o, r.data);
+
+  auto skip = [&](const std::string& backend, const std::string& why) {
+    r.skipped.push_back({backend, why});
+    progress("skipped: " + backend + ": " + why);
+  };
+  for (const std::string& name : o.backends) {
+    const bool children = !o.exe.empty() && name != "serial" &&
+                          (o.isolate || (needs_process_per_thread_count(name) && o.threads.size() > 1));
+    if (children) {
+      for (int t : o.threads) {
+        BenchReport c = run_child(o.exe, child_arguments(o, name, t));
+        // The child printed its own progress and skipped lines on the shared stderr.
+        r.skipped.insert(r.skipped.end(), c.skipped.begin(), c.skipped.end());
+        r.runs.insert(r.runs.end(), c.runs.begin(), c.runs.end());
+        // Unusable here, or a GPU whose result does not depend on the thread count.
+        if (c.runs.empty() || !c.runs.front().host_memory) break;
+      }
+      continue;
+    }
+    // serial has one thread whatever is asked; GPU backends ignore the thread count.
+    const std::vector<int> counts = name == "serial" ? std::vector<int>{1} : o.threads;
+    for (int t : counts) {
+      BackendOptions bo;
+      bo.threads = t;
+      std::unique_ptr<Backend> be;
+      try {
+        be = make_backend(name, bo);
+      } catch (const Unavailable& u) {
+        skip(name, u.what());
+        break;
+      }
+      const int threads = !be->is_host_memory() ? 0 : t > 0 ? t : r.host_threads;
+      bench_backend(*be, threads, specs, data, o, r, progress);
+      if (!be->is_host_memory()) break;
+    }
+  }
+  r.load_after = host_load_average();
+  compute_speedups(r);
+  return r;
+}
+
+void compute_speedups(BenchReport& r) {
+  r.baseline.clear();
+  const ModelRun* first = nullptr;
+  for (const std::string& name : r.options.backends) {
+    for (const ModelRun& run : r.runs)
+      if (run.backend == name) { first = &run; break; }
+    if (first) break;
+  }
+  for (const ModelRun& run : r.runs)
+    if (run.backend == "serial") { first = &run; break; }
+  if (!first) return;
+  r.baseline = run_label(*first);
+  for (ModelRun& run : r.runs) {
+    run.speedup = 0;
+    for (const ModelRun& b : r.runs)
+      if (run_label(b) == r.baseline && b.model == run.model && b.batch == run.batch &&
+          b.step.median > 0)
+        run.speedup = b.step.median / run.step.median;
+  }
+}
+
+}  // namespace pcnn::bench

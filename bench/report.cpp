@@ -1,0 +1,303 @@
+// Tables, JSON and CSV of a BenchReport. Every time printed has its arithmetic rate beside it.
+#include "bench/report.hpp"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "core/check.hpp"
+
+namespace pcnn::bench {
+
+using nlohmann::json;
+
+double gflops(double flops, double seconds) {
+  return flops > 0 && seconds > 0 ? flops / seconds * 1e-9 : 0;
+}
+
+namespace {
+// ---- terminal ----------------------------------------------------------------------------
+std::string ms(const Summary& s) {
+  char b[32];
+  if (!s.samples) return "-";
+  std::snprintf(b, sizeof b, "%.3f", s.median * 1e3);
+  return b;
+}
+std::string rate(double flops, const Summary& s) {
+  char b[32];
+  const double g = s.samples ? gflops(flops, s.median) : 0;
+  if (g <= 0) return "-";
+  std::snprintf(b, sizeof b, "%.2f", g);
+  return b;
+}
+std::string spread(const Summary& s) {
+  char b[64];
+  std::snprintf(b, sizeof b, "[%.3f..%.3f]", s.min * 1e3, s.max * 1e3);
+  return b;
+}
+
+void print_runs(std::FILE* out, const BenchReport& r) {
+  std::fprintf(out, "%-20s %-11s %5s %10s %-21s %10s %8s %9s %8s %9s %8s %8s\n", "backend",
+               "model", "batch", "step ms", "[min..max]", "images/s", "GFLOP/s", "fwd ms",
+               "GFLOP/s", "bwd ms", "GFLOP/s", "speedup");
+  for (const ModelRun& run : r.runs) {
+    char sp[32] = "-";
+    if (run.speedup > 0) std::snprintf(sp, sizeof sp, "%.2fx", run.speedup);
+    std::fprintf(out, "%-20s %-11s %5d %10s %-21s %10.0f %8s %9s %8s %9s %8s %8s\n",
+                 run_label(run).c_str(), run.model.c_str(), run.batch, ms(run.step).c_str(),
+                 spread(run.step).c_str(), run.batch / run.step.median,
+                 rate(run.forward_flops + run.backward_flops, run.step).c_str(),
+                 ms(run.forward).c_str(), rate(run.forward_flops, run.forward).c_str(),
+                 ms(run.backward).c_str(), rate(run.backward_flops, run.backward).c_str(), sp);
+  }
+}
+
+void print_layers(std::FILE* out, const BenchReport& r, const std::string& model, int batch) {
+  std::fprintf(out, "\nper-layer: %s, batch %d (each call timed alone between two synchronizes, "
+               "so every number includes one)\n", model.c_str(), batch);
+  std::fprintf(out, "%-40s %-20s %9s %8s %9s %8s\n", "layer", "backend", "fwd ms", "GFLOP/s",
+               "bwd ms", "GFLOP/s");
+  std::vector<const ModelRun*> runs;
+  for (const ModelRun& run : r.runs)
+    if (run.model == model && run.batch == batch && !run.layers.empty()) runs.push_back(&run);
+  const size_t L = runs.front()->layers.size();
+  for (size_t i = 0; i < L; ++i)
+    for (size_t k = 0; k < runs.size(); ++k) {
+      const LayerTime& l = runs[k]->layers[i];
+      const std::string name = k ? "" : std::to_string(l.index) + " " + l.layer;
+      std::fprintf(out, "%-40s %-20s %9s %8s %9s %8s\n", name.c_str(),
+                   run_label(*runs[k]).c_str(), ms(l.forward).c_str(),
+                   rate(l.forward_flops, l.forward).c_str(), ms(l.backward).c_str(),
+                   rate(l.backward_flops, l.backward).c_str());
+    }
+  for (const char* part : {"loss (softmax cross-entropy + gradient)", "SGD update"})
+    for (size_t k = 0; k < runs.size(); ++k) {
+      const Summary& s = part[0] == 'l' ? runs[k]->loss : runs[k]->update;
+      std::fprintf(out, "%-40s %-20s %9s %8s %9s %8s\n", k ? "" : part,
+                   run_label(*runs[k]).c_str(), "-", "-", ms(s).c_str(), "-");
+    }
+}
+
+// ---- JSON --------------------------------------------------------------------------------
+json summary_json(const Summary& s) {
+  return {{"median_s", s.median}, {"min_s", s.min},       {"max_s", s.max},   {"q1_s", s.q1},
+          {"q3_s", s.q3},         {"samples", s.samples}, {"block", s.block}};
+}
+Summary summary_from(const json& j) {
+  Summary s;
+  s.median = j.at("median_s"); s.min = j.at("min_s"); s.max = j.at("max_s");
+  s.q1 = j.at("q1_s"); s.q3 = j.at("q3_s");
+  s.samples = j.at("samples"); s.block = j.at("block");
+  return s;
+}
+
+json run_json(const ModelRun& r) {
+  json layers = json::array();
+  for (const LayerTime& l : r.layers)
+    layers.push_back({{"index", l.index},
+                      {"layer", l.layer},
+                      {"forward", summary_json(l.forward)},
+                      {"backward", summary_json(l.backward)},
+                      {"flops", {{"forward", l.forward_flops}, {"backward", l.backward_flops}}},
+                      {"gflops", {{"forward", gflops(l.forward_flops, l.forward.median)},
+                                  {"backward", gflops(l.backward_flops, l.backward.median)}}}});
+  json j = {{"backend", r.backend},
+            {"label", run_label(r)},
+            {"device", r.device},
+            {"threads", r.threads},
+            {"host_memory", r.host_memory},
+            {"model", r.model},
+            {"batch", r.batch},
+            {"step", summary_json(r.step)},
+            {"forward", summary_json(r.forward)},
+            {"backward", summary_json(r.backward)},
+            {"flops", {{"forward", r.forward_flops}, {"backward", r.backward_flops}}},
+            {"images_per_s", r.batch / r.step.median},
+            {"gflops", {{"step", gflops(r.forward_flops + r.backward_flops, r.step.median)},
+                        {"forward", gflops(r.forward_flops, r.forward.median)},
+                        {"backward", gflops(r.backward_flops, r.backward.median)}}},
+            {"speedup", r.speedup > 0 ? json(r.speedup) : json(nullptr)}};
+  if (!r.layers.empty()) {
+    j["layers"] = layers;
+    j["loss"] = summary_json(r.loss);
+    j["update"] = summary_json(r.update);
+  }
+  return j;
+}
+
+ModelRun run_from(const json& j) {
+  ModelRun r;
+  r.backend = j.at("backend"); r.device = j.at("device"); r.threads = j.at("threads");
+  r.host_memory = j.at("host_memory"); r.model = j.at("model"); r.batch = j.at("batch");
+  r.step = summary_from(j.at("step"));
+  r.forward = summary_from(j.at("forward"));
+  r.backward = summary_from(j.at("backward"));
+  r.forward_flops = j.at("flops").at("forward");
+  r.backward_flops = j.at("flops").at("backward");
+  if (!j.at("speedup").is_null()) r.speedup = j.at("speedup");
+  if (j.contains("layers")) {
+    for (const json& l : j.at("layers")) {
+      LayerTime t;
+      t.index = l.at("index"); t.layer = l.at("layer");
+      t.forward = summary_from(l.at("forward"));
+      t.backward = summary_from(l.at("backward"));
+      t.forward_flops = l.at("flops").at("forward");
+      t.backward_flops = l.at("flops").at("backward");
+      r.layers.push_back(t);
+    }
+    r.loss = summary_from(j.at("loss"));
+    r.update = summary_from(j.at("update"));
+  }
+  return r;
+}
+
+// ---- CSV ---------------------------------------------------------------------------------
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+std::string csv_times(const Summary& s) {
+  std::ostringstream os;
+  os << s.median * 1e3 << "," << s.min * 1e3 << "," << s.max * 1e3 << "," << s.q1 * 1e3 << ","
+     << s.q3 * 1e3;
+  return os.str();
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  PCNN_CHECK(out, "cannot write '" << path << "'");
+  out << text;
+  PCNN_CHECK(out, "writing '" << path << "' failed");
+}
+}  // namespace
+
+void print_report(std::FILE* out, const BenchReport& r) {
+  std::fprintf(out, "host: %s (%d hardware threads), %s\n", r.host_cpu.c_str(), r.host_threads,
+               r.date.c_str());
+  std::set<std::string> seen;
+  for (const ModelRun& run : r.runs)
+    if (seen.insert(run_label(run)).second)
+      std::fprintf(out, "  %-20s runs on %s\n", run_label(run).c_str(), run.device.c_str());
+  std::fprintf(out, "data: %s\n", r.data.c_str());
+  // A busy machine slows parallel runs most (a descheduled thread stalls every barrier).
+  if (r.load_before >= r.host_threads)
+    std::fprintf(out, "warning: the load average was %.1f on %d hardware threads before the run: "
+                 "other processes competed for the CPUs, parallel timings suffer most\n",
+                 r.load_before, r.host_threads);
+  std::fprintf(out, "step = Trainer::step() (gather, forward, loss, backward, SGD update); fwd = "
+               "Model::forward; bwd = loss gradient + backward + update.\n"
+               "Times are medians over timed blocks, [min..max] their spread; GFLOP/s from the "
+               "counted FLOPs; speedup = step time of %s / this row's.\n\n",
+               r.baseline.empty() ? "(none)" : r.baseline.c_str());
+  print_runs(out, r);
+  std::set<std::pair<std::string, int>> done;
+  for (const ModelRun& run : r.runs)
+    if (!run.layers.empty() && done.insert({run.model, run.batch}).second)
+      print_layers(out, r, run.model, run.batch);
+  for (const Skipped& s : r.skipped)
+    std::fprintf(out, "skipped: %s: %s\n", s.backend.c_str(), s.reason.c_str());
+}
+
+json to_json(const BenchReport& r) {
+  const BenchOptions& o = r.options;
+  json skipped = json::array(), runs = json::array();
+  for (const Skipped& s : r.skipped) skipped.push_back({{"backend", s.backend}, {"reason", s.reason}});
+  for (const ModelRun& run : r.runs) runs.push_back(run_json(run));
+  return {{"tool", "pcnn bench"},
+          {"date", r.date},
+          {"command", r.command},
+          {"host", {{"cpu", r.host_cpu}, {"hardware_threads", r.host_threads},
+                    {"load_average_before", r.load_before}, {"load_average_after", r.load_after}}},
+          {"compiled_backends", r.compiled},
+          {"skipped", skipped},
+          {"data", r.data},
+          {"speedup_baseline", r.baseline},
+          {"settings", {{"models", o.models}, {"batch_sizes", o.batches},
+                        {"backends", o.backends}, {"threads", o.threads},
+                        {"repeat", o.policy.repeat}, {"min_repeat", o.policy.min_repeat},
+                        {"warmup", o.policy.warmup}, {"budget_s", o.policy.budget_s},
+                        {"per_layer", o.per_layer}, {"seed", o.seed},
+                        {"synthetic_images", o.synthetic_images}, {"data_dir", o.data_dir}}},
+          {"notes", {"times in seconds per iteration: median, min, max, quartiles over 'samples' "
+                     "timed blocks of 'block' iterations, each block ending in a synchronize",
+                     "per-layer times each include one synchronize (every layer is timed alone)",
+                     "backward = loss gradient + Model::backward + SGD update",
+                     "speedup = baseline step time / this run's, same model and batch size"}},
+          {"runs", runs}};
+}
+
+BenchReport report_from_json(const json& j) {
+  BenchReport r;
+  r.date = j.at("date"); r.command = j.at("command");
+  const json& host = j.at("host");
+  r.host_cpu = host.at("cpu"); r.host_threads = host.at("hardware_threads");
+  r.load_before = host.at("load_average_before"); r.load_after = host.at("load_average_after");
+  r.compiled = j.at("compiled_backends").get<std::vector<std::string>>();
+  for (const json& s : j.at("skipped")) r.skipped.push_back({s.at("backend"), s.at("reason")});
+  r.data = j.at("data");
+  r.baseline = j.at("speedup_baseline");
+  const json& s = j.at("settings");
+  BenchOptions& o = r.options;
+  o.models = s.at("models").get<std::vector<std::string>>();
+  o.batches = s.at("batch_sizes").get<std::vector<int>>();
+  o.backends = s.at("backends").get<std::vector<std::string>>();
+  o.threads = s.at("threads").get<std::vector<int>>();
+  o.policy.repeat = s.at("repeat"); o.policy.min_repeat = s.at("min_repeat");
+  o.policy.warmup = s.at("warmup"); o.policy.budget_s = s.at("budget_s");
+  o.per_layer = s.at("per_layer"); o.seed = s.at("seed");
+  o.synthetic_images = s.at("synthetic_images"); o.data_dir = s.at("data_dir");
+  for (const json& run : j.at("runs")) r.runs.push_back(run_from(run));
+  return r;
+}
+
+void write_runs_csv(const std::string& path, const BenchReport& r) {
+  std::ostringstream os;
+  os << "backend,label,device,threads,model,batch";
+  for (const char* p : {"step", "forward", "backward"})
+    for (const char* c : {"median_ms", "min_ms", "max_ms", "q1_ms", "q3_ms"}) os << "," << p << "_" << c;
+  os << ",step_samples,step_block,images_per_s,step_gflops,forward_gflops,backward_gflops,"
+        "forward_flops,backward_flops,speedup\n";
+  for (const ModelRun& run : r.runs) {
+    os << csv_field(run.backend) << "," << csv_field(run_label(run)) << ","
+       << csv_field(run.device) << "," << run.threads << "," << csv_field(run.model) << ","
+       << run.batch << "," << csv_times(run.step) << "," << csv_times(run.forward) << ","
+       << csv_times(run.backward) << "," << run.step.samples << "," << run.step.block << ","
+       << run.batch / run.step.median << ","
+       << gflops(run.forward_flops + run.backward_flops, run.step.median) << ","
+       << gflops(run.forward_flops, run.forward.median) << ","
+       << gflops(run.backward_flops, run.backward.median) << "," << run.forward_flops << ","
+       << run.backward_flops << ",";
+    if (run.speedup > 0) os << run.speedup;
+    os << "\n";
+  }
+  write_file(path, os.str());
+}
+
+void write_layers_csv(const std::string& path, const BenchReport& r) {
+  std::ostringstream os;
+  os << "backend,label,threads,model,batch,index,layer,forward_median_ms,forward_min_ms,"
+        "forward_max_ms,forward_gflops,backward_median_ms,backward_min_ms,backward_max_ms,"
+        "backward_gflops\n";
+  for (const ModelRun& run : r.runs) {
+    if (run.layers.empty()) continue;
+    const std::string head = csv_field(run.backend) + "," + csv_field(run_label(run)) + "," +
+                             std::to_string(run.threads) + "," + csv_field(run.model) + "," +
+                             std::to_string(run.batch) + ",";
+    for (const LayerTime& l : run.layers)
+      os << head << l.index << "," << csv_field(l.layer) << "," << l.forward.median * 1e3 << ","
+         << l.forward.min * 1e3 << "," << l.forward.max * 1e3 << ","
+         << gflops(l.forward_flops, l.forward.median) << "," << l.backward.median * 1e3 << ","
+         << l.backward.min * 1e3 << "," << l.backward.max * 1e3 << ","
+         << gflops(l.backward_flops, l.backward.median) << "\n";
+    for (const auto& [name, s] : {std::pair<const char*, const Summary&>{"loss", run.loss},
+                                  std::pair<const char*, const Summary&>{"update", run.update}})
+      os << head << "," << name << ",,,,," << s.median * 1e3 << "," << s.min * 1e3 << ","
+         << s.max * 1e3 << ",\n";
+  }
+  write_file(path, os.str());
+}
+
+}  // namespace pcnn::bench
