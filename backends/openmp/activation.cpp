@@ -1,10 +1,11 @@
 // OpenMP bias and activation kernels: static splits of whole rows or channels, so every output
-// is written by one thread and summed in the serial order.
+// is written by one thread and summed in an order fixed by the shape alone.
 #include <omp.h>
 
 #include "backends/openmp/activation_span.hpp"
 #include "backends/openmp/openmp_backend.hpp"
 #include "backends/openmp/parallel.hpp"
+#include "backends/openmp/reduce.hpp"
 
 namespace pcnn {
 
@@ -28,19 +29,27 @@ void OpenMPBackend::bias_add(int N, int C, int HW, const float* b, float* y) {
   }
 }
 
-// dy (N,C,HW) -> db (C) = sum over n, hw: each thread owns whole channels.
+// dy (N,C,HW) -> db (C) = sum over n, hw: each thread owns whole channels, so db never depends
+// on the thread count.
 void OpenMPBackend::bias_backward(int N, int C, int HW, const float* dy, float* db) {
   const bool parallel = size_t(N) * C * HW >= omp::kMinParallel && C > 1;
-#pragma omp parallel for num_threads(threads_) schedule(static) if (parallel)
-  for (int c = 0; c < C; ++c) {
-    float total = 0.f;
-    for (int n = 0; n < N; ++n) {
-      const float* row = dy + (size_t(n) * C + c) * HW;
-      float acc = 0.f;
-      for (int i = 0; i < HW; ++i) acc += row[i];
-      total += acc;
+#pragma omp parallel num_threads(threads_) if (parallel)
+  {
+    const auto ch = omp::share(C, omp_get_num_threads(), omp_get_thread_num());
+    if (HW == 1) {
+      // Dense layers: column sums, in sample order, vectorised across the columns.
+      for (int c = ch.begin; c < ch.end; ++c) db[c] = 0.f;
+      for (int n = 0; n < N; ++n) {
+        const float* row = dy + size_t(n) * C;
+        for (int c = ch.begin; c < ch.end; ++c) db[c] += row[c];
+      }
+    } else {
+      for (int c = ch.begin; c < ch.end; ++c) {
+        float total = 0.f;
+        for (int n = 0; n < N; ++n) total += omp::sum_span(dy + (size_t(n) * C + c) * HW, HW);
+        db[c] = total;
+      }
     }
-    db[c] = total;
   }
 }
 

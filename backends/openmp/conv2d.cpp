@@ -11,6 +11,7 @@
 #include "backends/openmp/activation_span.hpp"
 #include "backends/openmp/openmp_backend.hpp"
 #include "backends/openmp/pool_plane.hpp"
+#include "backends/openmp/reduce.hpp"
 
 namespace pcnn {
 
@@ -49,9 +50,7 @@ void backward_weights_image(const Conv2dShape& s, const ConvTables& t, const flo
   omp::conv_weights_gemm(s, t, omp::padded_image(s, t, xn, ts.xpad), dyn, first ? 0.f : 1.f, dw,
                          ts.pack);
   for (int k = 0; k < s.K; ++k) {
-    const float* row = dyn + size_t(k) * PQ;
-    float acc = 0.f;
-    for (int i = 0; i < PQ; ++i) acc += row[i];
+    const float acc = omp::sum_span(dyn + size_t(k) * PQ, size_t(PQ));
     db[k] = first ? acc : db[k] + acc;
   }
 }

@@ -53,11 +53,12 @@ void OpenMPBackend::linear_backward(int N, int in, int out, Activation act, cons
     // dw (out,in) = d_pre^T (out,N) x (N,in)
     omp::gemm_share(tid, nt, true, false, out, in, N, 1.f, d_pre, out, x, in, 0.f, dw, in, pack);
     if (db) {
+      // Column sums in sample order (the serial order), vectorised across the columns.
       const auto cols = omp::share(out, nt, tid);
-      for (int o = cols.begin; o < cols.end; ++o) {
-        float acc = 0.f;
-        for (int n = 0; n < N; ++n) acc += d_pre[size_t(n) * out + o];
-        db[o] = acc;
+      for (int o = cols.begin; o < cols.end; ++o) db[o] = 0.f;
+      for (int n = 0; n < N; ++n) {
+        const float* row = d_pre + size_t(n) * out;
+        for (int o = cols.begin; o < cols.end; ++o) db[o] += row[o];
       }
     }
     // dx (N,in) = d_pre (N,out) w (out,in)
