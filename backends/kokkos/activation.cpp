@@ -10,8 +10,12 @@ using namespace kk;
 
 // y (N,C,HW) += b (C)
 void KokkosBackend::bias_add(int N, int C, int HW, const float* b, float* y) {
-  Kokkos::parallel_for("pcnn::bias_add", range(size_t(N) * C * HW), KOKKOS_LAMBDA(size_t i) {
-    y[i] += b[i / HW % C];
+  Kokkos::parallel_for("pcnn::bias_add", row_policy(size_t(N) * C),
+                       KOKKOS_LAMBDA(const Member& team) {
+    const int row = team.league_rank();
+    const float bias = b[row % C];
+    float* out = y + size_t(row) * HW;
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, HW), [&](int i) { out[i] += bias; });
   });
 }
 

@@ -16,76 +16,105 @@ namespace kk {
 
 KOKKOS_INLINE_FUNCTION int imin(int a, int b) { return a < b ? a : b; }
 
-// Where element (row, col) of an operand lives: a row tap plus a column tap. The offsets add up
-// to the element's index; h and w add up to a position checked against the operand's H x W
-// (outside reads as zero: the convolution's padding).
-struct Tap {
-  int off, h, w;
-};
+// Element (row, col) of an operand lives at p[row offset + col offset]: the maps below turn a row
+// or column index into its offset. Convolution sources are zero-padded copies (conv2d.cpp), so
+// every im2col element is such a sum and no bounds are checked while staging.
 
 // i -> i * stride: the rows (or columns) of a plain matrix.
+// Each map also fills offsets first .. first+count-1 by stepping instead of dividing, for a CPU
+// thread that decodes a whole tile edge alone.
 struct StridedMap {
   int stride;
-  KOKKOS_INLINE_FUNCTION Tap operator()(int i) const { return {i * stride, 0, 0}; }
+  KOKKOS_INLINE_FUNCTION int operator()(int i) const { return i * stride; }
+  KOKKOS_INLINE_FUNCTION void fill(int first, int count, int* out) const {
+    for (int i = 0; i < count; ++i) out[i] = (first + i) * stride;
+  }
 };
 
 // j -> (n, i), i < inner: block n starts at n * outer (one image of a batch, one filter).
 struct BlockMap {
   int inner, outer;
-  KOKKOS_INLINE_FUNCTION Tap operator()(int j) const {
+  KOKKOS_INLINE_FUNCTION int operator()(int j) const {
     const int n = j / inner;
-    return {n * outer + (j - n * inner), 0, 0};
+    return n * outer + (j - n * inner);
+  }
+  KOKKOS_INLINE_FUNCTION void fill(int first, int count, int* out) const {
+    int n = first / inner, i = first - n * inner;
+    for (int e = 0; e < count; ++e) {
+      out[e] = n * outer + i;
+      if (++i == inner) { i = 0; ++n; }
+    }
   }
 };
 
-// j -> (n, p, q), output position (p, q) of image n on a P x Q grid, seen from the input: the
-// window's corner (h, w) = (p*stride - pad, q*stride - pad), at n*image + h*row + w.
+// j -> (n, p, q), output position (p, q) of image n on a P x Q grid, seen from the (padded)
+// input: the window's corner at n*image + p*stride*row + q*stride.
 struct PixelMap {
-  int P, Q, stride, pad, row, image;
-  KOKKOS_INLINE_FUNCTION Tap operator()(int j) const {
+  int P, Q, stride, row, image;
+  KOKKOS_INLINE_FUNCTION int operator()(int j) const {
     const int n = j / (P * Q), pq = j - n * (P * Q);
     const int p = pq / Q, q = pq - p * Q;
-    const int h = p * stride - pad, w = q * stride - pad;
-    return {n * image + h * row + w, h, w};
+    return n * image + (p * row + q) * stride;
+  }
+  KOKKOS_INLINE_FUNCTION void fill(int first, int count, int* out) const {
+    int n = first / (P * Q), pq = first - n * (P * Q);
+    int p = pq / Q, q = pq - p * Q;
+    for (int e = 0; e < count; ++e) {
+      out[e] = n * image + (p * row + q) * stride;
+      if (++q == Q) {
+        q = 0;
+        if (++p == P) { p = 0; ++n; }
+      }
+    }
   }
 };
 
-// k -> (c, r, s), filter tap (r, s) of channel c: at c*plane + sign*(r*row + s). sign = -1 walks
-// the window backwards, as the data gradient does (it reads dy at p = h + pad - r).
+// k -> (c, r, s), filter tap (r, s) of channel c: at c*plane + r*row + s. flip reads the window
+// backwards, (R-1-r, S-1-s), as the data gradient does.
 struct WindowMap {
-  int R, S, row, plane, sign;
-  KOKKOS_INLINE_FUNCTION Tap operator()(int k) const {
+  int R, S, row, plane;
+  bool flip;
+  KOKKOS_INLINE_FUNCTION int operator()(int k) const {
     const int c = k / (R * S), rs = k - c * (R * S);
-    const int r = rs / S, s = rs - r * S;
-    return {c * plane + sign * (r * row + s), sign * r, sign * s};
+    int r = rs / S, s = rs - r * S;
+    if (flip) {
+      r = R - 1 - r;
+      s = S - 1 - s;
+    }
+    return c * plane + r * row + s;
+  }
+  KOKKOS_INLINE_FUNCTION void fill(int first, int count, int* out) const {
+    int c = first / (R * S), rs = first - c * (R * S);
+    int r = rs / S, s = rs - r * S;
+    for (int e = 0; e < count; ++e) {
+      out[e] = flip ? c * plane + (R - 1 - r) * row + (S - 1 - s) : c * plane + r * row + s;
+      if (++s == S) {
+        s = 0;
+        if (++r == R) { r = 0; ++c; }
+      }
+    }
   }
 };
 
-// An operand: element (row, col) = p[row tap + col tap] inside H x W, else 0.
+// An operand: element (row, col) = p[rows(row) + cols(col)].
 template <class RowMap, class ColMap>
 struct Gather {
   const float* p;
-  int H, W;
   RowMap rows;
   ColMap cols;
-  KOKKOS_INLINE_FUNCTION float at(const Tap& r, const Tap& c) const {
-    const int h = r.h + c.h, w = r.w + c.w;
-    return (unsigned(h) < unsigned(H) && unsigned(w) < unsigned(W)) ? p[r.off + c.off] : 0.f;
-  }
 };
 
 template <class RowMap, class ColMap>
-Gather<RowMap, ColMap> gather(const float* p, int H, int W, RowMap rows, ColMap cols) {
-  return {p, H, W, rows, cols};
+Gather<RowMap, ColMap> gather(const float* p, RowMap rows, ColMap cols) {
+  return {p, rows, cols};
 }
 
 // A row-major matrix with row stride ld, read as op(X) = X^T when trans.
 inline Gather<StridedMap, StridedMap> matrix(const float* p, int ld, bool trans) {
-  return trans ? gather(p, 1, 1, StridedMap{1}, StridedMap{ld})
-               : gather(p, 1, 1, StridedMap{ld}, StridedMap{1});
+  return trans ? gather(p, StridedMap{1}, StridedMap{ld}) : gather(p, StridedMap{ld}, StridedMap{1});
 }
 
-// Where C(i, j) goes: p[i * row_stride + cols(j).off].
+// Where C(i, j) goes: p[i * row_stride + cols(j)].
 template <class ColMap>
 struct GemmOutput {
   float* p;
@@ -107,7 +136,41 @@ struct GemmEpilogue {
     if (col_bias) v += col_bias[j];
     return activate(act, v);
   }
+
+  // apply() over row[0..n) of output row i, columns j0.., in place; old C at dst[cols[j]]. The
+  // same operations in the same order, one at a time so each loop vectorises.
+  KOKKOS_INLINE_FUNCTION void apply_row(float* row, int n, int i, int j0, const float* dst,
+                                        const int* cols) const {
+    for (int j = 0; j < n; ++j) row[j] *= alpha;
+    if (beta != 0.f)
+      for (int j = 0; j < n; ++j) row[j] += beta * dst[cols[j]];
+    if (row_bias)
+      for (int j = 0; j < n; ++j) row[j] += row_bias[i];
+    if (col_bias)
+      for (int j = 0; j < n; ++j) row[j] += col_bias[j0 + j];
+    switch (act) {
+      case Activation::None: break;
+      case Activation::ReLU:
+        for (int j = 0; j < n; ++j) row[j] = activate(Activation::ReLU, row[j]);
+        break;
+      case Activation::Tanh:
+        for (int j = 0; j < n; ++j) row[j] = activate(Activation::Tanh, row[j]);
+        break;
+      case Activation::Sigmoid:
+        for (int j = 0; j < n; ++j) row[j] = activate(Activation::Sigmoid, row[j]);
+        break;
+    }
+  }
 };
+
+// Splits offsets[0..n) into runs of consecutive values: run r is [runs[r], runs[r+1]).
+KOKKOS_INLINE_FUNCTION int find_runs(const int* offsets, int n, int* runs) {
+  int count = 0;
+  for (int j = 0; j < n; ++j)
+    if (j == 0 || offsets[j] != offsets[j - 1] + 1) runs[count++] = j;
+  runs[count] = n;
+  return count;
+}
 
 // Tile shapes. CPU: one thread per team walks its tile in 4x16 register blocks (the 16 columns
 // vectorise), with a deep K slice so the accumulators in scratch are revisited rarely. GPU: 256
@@ -146,11 +209,11 @@ struct TiledGemmKernel {
     return ScratchView<float>::shmem_size(size_t(g.TK) * g.TM) +
            ScratchView<float>::shmem_size(size_t(g.TK) * g.TN) +
            ScratchView<float>::shmem_size(size_t(g.TM) * g.TN) +
-           ScratchView<Tap>::shmem_size(g.TM) + ScratchView<Tap>::shmem_size(g.TN) +
-           2 * ScratchView<Tap>::shmem_size(g.TK);
+           ScratchView<int>::shmem_size(g.TM) + 2 * ScratchView<int>::shmem_size(g.TK) +
+           4 * ScratchView<int>::shmem_size(g.TN + 1);
   }
 
-  // One team: output tile (tile_m, tile_n), K range of slice `split`.
+  // One team: output tile (tile_m, tile_n) over the K range of slice `split`.
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     int t = team.league_rank();
     const int split = t % g.splits;
@@ -163,33 +226,87 @@ struct TiledGemmKernel {
     ScratchView<float> as(team.team_scratch(0), size_t(g.TK) * TM);  // as(k*TM + i)
     ScratchView<float> bs(team.team_scratch(0), size_t(g.TK) * TN);  // bs(k*TN + j)
     ScratchView<float> cs(team.team_scratch(0), size_t(TM) * TN);    // cs(i*TN + j)
-    ScratchView<Tap> a_rows(team.team_scratch(0), TM), b_cols(team.team_scratch(0), TN);
-    ScratchView<Tap> a_cols(team.team_scratch(0), g.TK), b_rows(team.team_scratch(0), g.TK);
+    ScratchView<int> a_rows(team.team_scratch(0), TM);
+    ScratchView<int> a_cols(team.team_scratch(0), g.TK), b_rows(team.team_scratch(0), g.TK);
+    ScratchView<int> b_cols(team.team_scratch(0), TN + 1), out_cols(team.team_scratch(0), TN + 1);
+    ScratchView<int> runs(team.team_scratch(0), TN + 1);      // CPU: runs of b_cols
+    ScratchView<int> out_runs(team.team_scratch(0), TN + 1);  // CPU: runs of out_cols
 
-    // Taps of the tile's rows and columns are decoded once, those of K once per slice.
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, mv),
-                         [&](int i) { a_rows(i) = a.rows(i0 + i); });
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nv),
-                         [&](int j) { b_cols(j) = b.cols(j0 + j); });
+    // Offsets of the tile's rows and columns are decoded once, those of K once per slice.
+    // Staged rows and columns past the matrix stay zero, so micro-tiles need no bounds.
+    if constexpr (kOnHost) {
+      a.rows.fill(i0, mv, a_rows.data());
+      b.cols.fill(j0, nv, b_cols.data());
+      out.cols.fill(j0, nv, out_cols.data());
+    } else {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, mv),
+                           [&](int i) { a_rows(i) = a.rows(i0 + i); });
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nv), [&](int j) {
+        b_cols(j) = b.cols(j0 + j);
+        out_cols(j) = out.cols(j0 + j);
+      });
+    }
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TM * TN), [&](int e) { cs(e) = 0.f; });
+    if (mv < TM)
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, g.TK * TM), [&](int e) {
+        if ((e & (TM - 1)) >= mv) as(e) = 0.f;
+      });
+    if (nv < TN)
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, g.TK * TN), [&](int e) {
+        if ((e & (TN - 1)) >= nv) bs(e) = 0.f;
+      });
+    // A CPU copies runs of consecutive elements (image rows of a convolution, whole rows of a
+    // plain matrix) into and out of the tile instead of moving one element at a time.
+    const int nruns = kOnHost ? find_runs(b_cols.data(), nv, runs.data()) : 0;
+    const int nout_runs = kOnHost ? find_runs(out_cols.data(), nv, out_runs.data()) : 0;
 
     for (int k0 = k_begin; k0 < k_end; k0 += g.TK) {
       const int kv = imin(g.TK, k_end - k0);
       team.team_barrier();  // the previous slice's micro-tiles are done with the staged tiles
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kv), [&](int k) {
-        a_cols(k) = a.cols(k0 + k);
-        b_rows(k) = b.rows(k0 + k);
-      });
+      if constexpr (kOnHost) {
+        a.cols.fill(k0, kv, a_cols.data());
+        b.rows.fill(k0, kv, b_rows.data());
+      } else {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kv), [&](int k) {
+          a_cols(k) = a.cols(k0 + k);
+          b_rows(k) = b.rows(k0 + k);
+        });
+      }
       team.team_barrier();
-      // Rows and columns past the matrix are staged as zeros: micro-tiles need no bounds.
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kv << tm_shift), [&](int e) {
-        const int k = e >> tm_shift, i = e & (TM - 1);
-        as(e) = i < mv ? a.at(a_rows(i), a_cols(k)) : 0.f;
-      });
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kv << tn_shift), [&](int e) {
-        const int k = e >> tn_shift, j = e & (TN - 1);
-        bs(e) = j < nv ? b.at(b_rows(k), b_cols(j)) : 0.f;
-      });
+      if constexpr (kOnHost) {
+        for (int k = 0; k < kv; ++k) {
+          const float* src = a.p + a_cols(k);
+          float* dst = as.data() + k * TM;
+          for (int i = 0; i < mv; ++i) dst[i] = src[a_rows(i)];
+        }
+        if (nruns * 8 <= nv) {  // runs of 8 or more on average: copy them
+          for (int k = 0; k < kv; ++k) {
+            const float* src = b.p + b_rows(k);
+            float* dst = bs.data() + k * TN;
+            for (int r = 0; r < nruns; ++r) {
+              const int jb = runs(r), je = runs(r + 1);
+              const float* run = src + b_cols(jb);
+              for (int j = jb; j < je; ++j) dst[j] = run[j - jb];
+            }
+          }
+        } else {  // short runs: one (vectorised) gather per row is cheaper
+          const int* cols = b_cols.data();
+          for (int k = 0; k < kv; ++k) {
+            const float* src = b.p + b_rows(k);
+            float* dst = bs.data() + k * TN;
+            for (int j = 0; j < nv; ++j) dst[j] = src[cols[j]];
+          }
+        }
+      } else {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kv << tm_shift), [&](int e) {
+          const int k = e >> tm_shift, i = e & (TM - 1);
+          if (i < mv) as(e) = a.p[a_rows(i) + a_cols(k)];
+        });
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kv << tn_shift), [&](int e) {
+          const int k = e >> tn_shift, j = e & (TN - 1);
+          if (j < nv) bs(e) = b.p[b_rows(k) + b_cols(j)];
+        });
+      }
       team.team_barrier();
       const int blocks_n = TN / NR;
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, (TM / MR) * blocks_n), [&](int u) {
@@ -202,10 +319,11 @@ struct TiledGemmKernel {
         for (int ii = 0; ii < MR; ++ii)
           for (int jj = 0; jj < NR; ++jj) acc[ii][jj] = C[ii * TN + jj];
         for (int k = 0; k < kv; ++k) {
-          const float* ak = A + k * TM;
-          const float* bk = B + k * TN;
+          // A local copy of the B row lets the compiler keep acc in vector registers.
+          float bk[NR];
+          for (int jj = 0; jj < NR; ++jj) bk[jj] = B[k * TN + jj];
           for (int ii = 0; ii < MR; ++ii) {
-            const float av = ak[ii];
+            const float av = A[k * TM + ii];
             for (int jj = 0; jj < NR; ++jj) acc[ii][jj] += av * bk[jj];
           }
         }
@@ -215,16 +333,34 @@ struct TiledGemmKernel {
     }
     team.team_barrier();
 
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, mv << tn_shift), [&](int e) {
-      const int i = e >> tn_shift, j = e & (TN - 1);
-      if (j >= nv) return;
-      if (partial) {
-        partial[(size_t(split) * g.M + i0 + i) * g.N + j0 + j] = cs(e);
-      } else {
-        float* c = out.p + size_t(i0 + i) * out.row_stride + out.cols(j0 + j).off;
-        *c = epi.apply(cs(e), i0 + i, j0 + j, c);
+    if constexpr (kOnHost) {
+      for (int i = 0; i < mv; ++i) {
+        float* row = cs.data() + i * TN;
+        if (partial) {
+          float* dst = partial + (size_t(split) * g.M + i0 + i) * g.N + j0;
+          for (int j = 0; j < nv; ++j) dst[j] = row[j];
+          continue;
+        }
+        float* dst = out.p + size_t(i0 + i) * out.row_stride;
+        epi.apply_row(row, nv, i0 + i, j0, dst, out_cols.data());
+        for (int r = 0; r < nout_runs; ++r) {
+          const int jb = out_runs(r), je = out_runs(r + 1);
+          float* run = dst + out_cols(jb);
+          for (int j = jb; j < je; ++j) run[j - jb] = row[j];
+        }
       }
-    });
+    } else {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, mv << tn_shift), [&](int e) {
+        const int i = e >> tn_shift, j = e & (TN - 1);
+        if (j >= nv) return;
+        if (partial) {
+          partial[(size_t(split) * g.M + i0 + i) * g.N + j0 + j] = cs(e);
+        } else {
+          float* c = out.p + size_t(i0 + i) * out.row_stride + out_cols(j);
+          *c = epi.apply(cs(e), i0 + i, j0 + j, c);
+        }
+      });
+    }
   }
 };
 
@@ -249,7 +385,7 @@ void run_gemm(const std::string& label, const GemmPlan& g, const OpA& a, const O
     const int i = int(idx / N), j = int(idx % N);
     float acc = 0.f;
     for (int s = 0; s < splits; ++s) acc += partial[size_t(s) * M * N + idx];
-    float* c = o.p + size_t(i) * o.row_stride + o.cols(j).off;
+    float* c = o.p + size_t(i) * o.row_stride + o.cols(j);
     *c = e.apply(acc, i, j, c);
   });
 }

@@ -136,6 +136,7 @@ void KokkosBackend::synchronize() { Kokkos::fence(); }
 float* KokkosBackend::workspace(Slot slot, size_t floats) {
   if (floats == 0) return nullptr;
   if (slot_size_[slot] < floats) {
+    Kokkos::fence();  // kernels still reading the old buffer finish first
     deallocate(slot_ptr_[slot]);
     slot_ptr_[slot] = nullptr;
     slot_size_[slot] = 0;
