@@ -34,7 +34,6 @@ std::string speedup_plot(const std::string& dir, const BenchReport& r, const std
   speed.y_label = "speedup (x)";
   rate.y_label = "images/s";
   speed.log_x = rate.log_x = rate.log_y = true;
-  speed.y_from_zero = true;
   speed.x_ticks = rate.x_ticks = {r.options.batches.begin(), r.options.batches.end()};
   for (const std::string& label : labels_of(runs)) {
     Series s{label, {}, {}}, t{label, {}, {}};
@@ -46,6 +45,12 @@ std::string speedup_plot(const std::string& dir, const BenchReport& r, const std
     speed.series.push_back(s);
     rate.series.push_back(t);
   }
+  // GPUs next to CPUs spread speedups over orders of magnitude: then only a log axis shows both.
+  double lo = 1e300, hi = 0;
+  for (const Series& s : speed.series)
+    for (double v : s.y) lo = std::min(lo, v), hi = std::max(hi, v);
+  speed.log_y = hi > 30 * lo;
+  speed.y_from_zero = !speed.log_y;
   Figure fig;
   fig.lines = {speed, rate};
   const std::string path = dir + "/speedup_" + model + ".svg";
@@ -95,8 +100,8 @@ std::string scaling_plot(const std::string& dir, const BenchReport& r, const std
   speed.x_label = rate.x_label = "threads";
   speed.y_label = "speedup (x)";
   rate.y_label = "images/s";
-  rate.log_y = true;
-  speed.y_from_zero = true;
+  // Log-log: thread counts usually double, and ideal scaling is then the diagonal.
+  speed.log_x = speed.log_y = rate.log_x = rate.log_y = true;
   std::set<int> threads;
   for (const auto& [backend, runs] : by_backend) {
     std::set<int> counts;

@@ -31,11 +31,15 @@ std::string esc(const std::string& s) {
   return o;
 }
 
+// Tick labels: SI suffixes for large values (20k, 1.5M), so throughput axes stay short.
 std::string fmt(double v) {
   char buf[32];
   const double a = std::fabs(v);
-  if (a != 0 && (a >= 1e6 || a < 1e-3)) std::snprintf(buf, sizeof buf, "%.0e", v);
+  if (a >= 1e9) std::snprintf(buf, sizeof buf, "%.3gG", v / 1e9);
+  else if (a >= 1e6) std::snprintf(buf, sizeof buf, "%.3gM", v / 1e6);
+  else if (a >= 1e4) std::snprintf(buf, sizeof buf, "%.3gk", v / 1e3);
   else if (a >= 1000) std::snprintf(buf, sizeof buf, "%.0f", v);
+  else if (a != 0 && a < 1e-3) std::snprintf(buf, sizeof buf, "%.0e", v);
   else std::snprintf(buf, sizeof buf, "%.3g", v);
   return buf;
 }

@@ -2,6 +2,7 @@
 // size in one run; print a table and, with --out, write bench.json, CSV files and SVG graphs.
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "apps/pcnn/commands.hpp"
@@ -16,9 +17,19 @@ namespace pcnn::cli {
 namespace {
 struct BenchCliOptions {
   bench::BenchOptions bench;
-  std::string out;
+  std::string out, from;
   bool json_only = false;
 };
+
+bench::BenchReport load_report(const std::string& path) {
+  std::ifstream in(path);
+  PCNN_CHECK(in, "cannot open '" << path << "'");
+  try {
+    return bench::report_from_json(nlohmann::json::parse(in));
+  } catch (const nlohmann::json::exception& e) {
+    throw Error("'" + path + "' is not a bench.json written by pcnn bench: " + e.what());
+  }
+}
 
 int run_bench_command(BenchCliOptions o) {
   o.bench.exe = bench::own_executable();
@@ -28,8 +39,13 @@ int run_bench_command(BenchCliOptions o) {
     std::fprintf(stderr, "%s\n", line.c_str());
     std::fflush(stderr);
   };
-  bench::BenchReport r = bench::run_bench(o.bench, progress);
-  r.command = bench::own_command_line();
+  bench::BenchReport r;
+  if (!o.from.empty()) {
+    r = load_report(o.from);  // measured elsewhere (the GPU machine, say): print and plot it
+  } else {
+    r = bench::run_bench(o.bench, progress);
+    r.command = bench::own_command_line();
+  }
   if (o.json_only) {
     std::printf("%s\n", bench::to_json(r).dump().c_str());
     return 0;
@@ -93,6 +109,8 @@ Command add_bench_command(CLI::App& app) {
                 "for kokkos when --threads has several values)");
   sub->add_option("--out", o->out, "write bench.json, bench.csv, bench_layers.csv and SVG graphs here");
   sub->add_flag("--json-only", o->json_only, "print only the JSON report on stdout (child runs)");
+  sub->add_option("--from", o->from,
+                  "measure nothing: print (and with --out, rewrite and plot) this bench.json");
   return {sub, [o] { return run_bench_command(*o); }};
 }
 
