@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "backends/registry.hpp"
 #include "bench/child.hpp"
@@ -38,6 +41,25 @@ std::string progress_line(const ModelRun& r) {
                 r.batch / r.step.median, r.step.samples, r.step.block,
                 r.layers.empty() ? "" : ", per-layer done");
   return buf;
+}
+
+// A built-in model name, or a JSON spec file as `pcnn train --model` takes.
+ModelSpec bench_spec(const std::string& name) {
+  if (name.size() <= 5 || name.compare(name.size() - 5, 5, ".json") != 0) return builtin_model(name);
+  std::ifstream in(name);
+  PCNN_CHECK(in, "cannot open model spec '" << name << "'");
+  try {
+    return model_spec_from_json(nlohmann::json::parse(in));
+  } catch (const nlohmann::json::exception& e) {
+    throw Error("'" + name + "' is not valid JSON: " + e.what());
+  }
+}
+
+// What "all cores" (threads 0) means to an OpenMP runtime: OMP_NUM_THREADS where it is set.
+int default_threads(int host_threads) {
+  const char* env = std::getenv("OMP_NUM_THREADS");
+  const int n = env ? std::atoi(env) : 0;
+  return n > 0 ? n : host_threads;
 }
 
 bool per_layer_at(const BenchOptions& o, int batch) {
@@ -101,7 +123,7 @@ BenchReport run_bench(const BenchOptions& opts, const Progress& progress) {
   if (o.backends.empty()) o.backends = default_backends();
   validate(o, o.backends);
   std::vector<ModelSpec> specs;
-  for (const std::string& m : o.models) specs.push_back(builtin_model(m));
+  for (const std::string& m : o.models) specs.push_back(bench_spec(m));
 
   BenchReport r;
   r.date = utc_date_iso();
@@ -142,7 +164,7 @@ BenchReport run_bench(const BenchOptions& opts, const Progress& progress) {
         skip(name, u.what());
         break;
       }
-      const int threads = !be->is_host_memory() ? 0 : t > 0 ? t : r.host_threads;
+      const int threads = !be->is_host_memory() ? 0 : t > 0 ? t : default_threads(r.host_threads);
       bench_backend(*be, threads, specs, data, o, r, progress);
       if (!be->is_host_memory()) break;
     }

@@ -138,8 +138,11 @@ std::string scaling_plot(const std::string& dir, const BenchReport& r, const std
 
 std::vector<std::string> write_bench_plots(const std::string& dir, const BenchReport& r) {
   std::vector<std::string> written;
-  for (const std::string& model : r.options.models) {
-    if (runs_of(r, model).empty()) continue;
+  // Model names as the runs have them (a JSON spec file's name is the spec's, not the path).
+  std::vector<std::string> models;
+  for (const ModelRun& run : r.runs)
+    if (std::find(models.begin(), models.end(), run.model) == models.end()) models.push_back(run.model);
+  for (const std::string& model : models) {
     written.push_back(speedup_plot(dir, r, model));
     for (int batch : r.options.batches) {
       std::vector<const ModelRun*> with_layers;

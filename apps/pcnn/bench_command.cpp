@@ -79,7 +79,7 @@ Command add_bench_command(CLI::App& app) {
   bench::BenchOptions& b = o->bench;
   auto* sub = app.add_subcommand(
       "bench", "Time training steps, forward, backward and each layer on every backend");
-  sub->add_option("--models", b.models, "built-in models, comma-separated")
+  sub->add_option("--models", b.models, "built-in models or JSON spec files, comma-separated")
       ->delimiter(',')->capture_default_str();
   sub->add_option("--batch-sizes", b.batches, "batch sizes, comma-separated")
       ->delimiter(',')->capture_default_str();
