@@ -1,0 +1,57 @@
+// Host entry points of the convolution kernels, with the knobs the kernel lab turns. Every
+// launcher takes a plan whose zero fields mean "let the heuristic choose"; the backend always
+// passes the default plan.
+#pragma once
+
+#include "backends/backend.hpp"
+#include "backends/cuda/cuda_context.hpp"
+#include "core/shapes.hpp"
+
+namespace pcnn::cuda {
+
+// Direct: a thread per output, straight from global memory (any shape; the fallback).
+// Tiled: a block stages one whole (padded) input image and a tile of filters in shared memory.
+// Ring: a block walks down the output rows keeping only the input rows still needed in a
+//       circular shared-memory buffer, exchanging stride*pool rows per step (cp.async).
+enum class ConvFwdVariant { Auto, Direct, Tiled, Ring };
+struct ConvForwardPlan {
+  ConvFwdVariant variant = ConvFwdVariant::Auto;
+  int k_per_thread = 0;  // filters each thread computes (1, 2 or 4)
+  int k_tiles = 0;       // blocks per image, each with K/k_tiles filters
+};
+
+// Direct: a thread per dx element and a block per weight, from global memory (any shape).
+// Tiled: one launch; blocks [0, dw_blocks) reduce the weight gradient of a chunk of images
+//        and a tile of filters (the last block of each tile sums the chunks in a fixed order),
+//        the others compute dx for one image and a tile of channels. d(act_out) is computed
+//        on the fly from dy and act_out by every block that needs it.
+enum class ConvBwdVariant { Auto, Direct, Tiled };
+struct ConvBackwardPlan {
+  ConvBwdVariant variant = ConvBwdVariant::Auto;
+  int dw_k_tile = 0;  // filters per weight-gradient block (1, 2, 4, 6, 8 or 16)
+  int dw_chunks = 0;  // image chunks of the weight-gradient reduction
+  int dx_c_tiles = 0; // channel tiles per image of the data gradient
+};
+
+// x (N,C,H,W), w (K,C,R,S), b (K) or nullptr -> act_out (N,K,P,Q) = act(conv + b) and
+// y = pool(act_out) (y may equal act_out when epi.pool == None)
+void conv2d_fused_forward(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
+                          const float* x, const float* w, const float* b, float* act_out,
+                          float* y, const ConvForwardPlan& plan = {});
+
+// From dy (gradient of y) back through pool and act to dw (K,C,R,S) and db (K) (overwritten;
+// each may be nullptr) and dx (N,C,H,W) (overwritten; skipped if nullptr). act_out may be
+// nullptr when epi is {None, None}. dact_scratch (N*K*P*Q floats or nullptr) is used only
+// when the pooling cannot be folded in (overlapping windows).
+void conv2d_fused_backward(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
+                           const float* x, const float* w, const float* act_out,
+                           const float* dy, float* dact_scratch, float* dx, float* dw, float* db,
+                           const ConvBackwardPlan& plan = {});
+
+// Whether a variant can run this case in one launch (the lab skips the others).
+bool conv2d_forward_supported(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
+                              const ConvForwardPlan& plan);
+bool conv2d_backward_supported(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
+                               bool want_dx, const ConvBackwardPlan& plan);
+
+}  // namespace pcnn::cuda

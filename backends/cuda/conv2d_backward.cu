@@ -1,0 +1,450 @@
+// Convolution backward kernels. The Tiled variant does the whole layer in one launch: weight-
+// gradient blocks (a chunk of images x a tile of filters, reduced in registers, then summed
+// over chunks by the tile's last block in a fixed order: deterministic, no float atomics) and
+// data-gradient blocks (one image x a tile of channels, each thread owning its dx outputs and
+// gathering over filters: contiguous writes, no scatter). Every block computes the d(act_out)
+// it needs from dy and act_out while staging it into shared memory.
+#include "backends/cuda/activation.cuh"
+#include "backends/cuda/common.cuh"
+#include "backends/cuda/conv2d.cuh"
+#include "backends/cuda/conv2d_common.cuh"
+#include "backends/cuda/cuda_check.hpp"
+#include "backends/cuda/pool2d.cuh"
+
+namespace pcnn::cuda {
+
+namespace {
+
+constexpr int kMaxSmemFloats = 48 * 1024 / 4;
+// 512 threads, 1 block/SM minimum: ptxas (CUDA 13) then allows 128 registers, and the
+// register tiles of these kernels do not spill (it did with a bare 1024 or 512 bound).
+constexpr int kMaxThreads = 512;
+constexpr int kDwKTiles[] = {1, 2, 4, 6, 8, 16};  // instantiated filter tiles of the dw blocks
+constexpr int kMaxTailFloats = 32768;  // most chunk sums one last block may have to add up
+
+// ---- direct fallbacks (any shape) -----------------------------------------------------
+
+// dact (N,K,P,Q) on the fly, w (K,C,R,S) -> dx (N,C,H,W); one thread per dx element
+__global__ void conv2d_backward_data_kernel_direct(Conv2dShape s, DactSource d, const float* w,
+                                                   float* dx) {
+  const int P = s.P(), Q = s.Q();
+  const size_t total = size_t(s.N) * s.C * s.H * s.W;
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += stride) {
+    const int wi = int(i % s.W), h = int((i / s.W) % s.H), c = int((i / (size_t(s.H) * s.W)) % s.C);
+    const int n = int(i / (size_t(s.H) * s.W * s.C));
+    float acc = 0.f;
+    for (int k = 0; k < s.K; ++k)
+      for (int r = 0; r < s.R; ++r) {
+        const int ph = h + s.pad - r;
+        if (ph < 0 || ph % s.stride) continue;
+        const int p = ph / s.stride;
+        if (p >= P) continue;
+        for (int t = 0; t < s.S; ++t) {
+          const int qw = wi + s.pad - t;
+          if (qw < 0 || qw % s.stride) continue;
+          const int q = qw / s.stride;
+          if (q >= Q) continue;
+          acc = fmaf(w[((size_t(k) * s.C + c) * s.R + r) * s.S + t], dact_at(s, d, n, k, p, q),
+                     acc);
+        }
+      }
+    dx[i] = acc;
+  }
+}
+
+// x (N,C,H,W), dact on the fly -> dw (K,C,R,S), db (K); block = one weight (or one bias,
+// item == C*R*S) summed over N*P*Q with a fixed-order block sum
+__global__ void conv2d_backward_weights_kernel_direct(Conv2dShape s, DactSource d,
+                                                      const float* x, float* dw, float* db) {
+  __shared__ float red[32];
+  const int crs = s.C * s.R * s.S, items = crs + 1;
+  const int k = blockIdx.x / items, item = blockIdx.x % items;
+  const bool is_bias = item == crs;
+  if (is_bias ? !db : !dw) return;  // uniform per block: no thread reaches block_sum
+  const int c = item / (s.R * s.S), r = (item / s.S) % s.R, t = item % s.S;
+  const int P = s.P(), Q = s.Q();
+  float acc = 0.f;
+  for (int e = threadIdx.x; e < s.N * P * Q; e += blockDim.x) {
+    const int q = e % Q, p = (e / Q) % P, n = e / (P * Q);
+    const float g = dact_at(s, d, n, k, p, q);
+    if (is_bias) {
+      acc += g;
+    } else {
+      const int h = p * s.stride - s.pad + r, wi = q * s.stride - s.pad + t;
+      if (h >= 0 && h < s.H && wi >= 0 && wi < s.W)
+        acc = fmaf(g, x[((size_t(n) * s.C + c) * s.H + h) * s.W + wi], acc);
+    }
+  }
+  const float total = block_sum(acc, red);
+  if (threadIdx.x == 0) {
+    if (is_bias) db[k] = total;
+    else if (dw) dw[size_t(k) * crs + item] = total;
+  }
+}
+
+// ---- the tiled, fused launch ----------------------------------------------------------
+
+struct DwLayout {  // weight-gradient block: a group of staged images and their d(act_out)
+  int Hp, Wp, x_img, d_img, group, items, parts, red_floats, total;
+  __host__ __device__ DwLayout(const Conv2dShape& s, int kt, int threads, int imgs) {
+    Hp = s.H + 2 * s.pad;
+    Wp = s.W + 2 * s.pad;
+    x_img = s.C * Hp * Wp;
+    d_img = kt * s.P() * s.Q();
+    // As many images as fit are staged in one go: one memory latency per group, not per image.
+    group = kMaxSmemFloats / (x_img + d_img);
+    group = group > imgs ? imgs : (group < 1 ? 1 : group);
+    items = s.C * s.R * s.S + 1;  // every filter tap, plus the bias
+    parts = threads / items;
+    red_floats = parts * items * kt;
+    const int staged = group * (x_img + d_img);
+    total = staged > red_floats ? staged : red_floats;
+  }
+};
+
+struct DxLayout {  // data-gradient block: d(act_out) with an (R-1, S-1) zero halo, filters
+  int Ph, Qh, d_floats, w_floats, total;
+  __host__ __device__ DxLayout(const Conv2dShape& s, int ct) {
+    Ph = s.P() + 2 * (s.R - 1);
+    Qh = s.Q() + 2 * (s.S - 1);
+    d_floats = s.K * Ph * Qh;
+    w_floats = s.K * ct * s.R * s.S;
+    total = d_floats + w_floats;
+  }
+};
+
+struct FusedArgs {
+  Conv2dShape s;
+  DactSource d;
+  const float* x;
+  const float* w;
+  float* dx;
+  float* dw;
+  float* db;
+  float* partial;     // (ktiles, chunks, items, kt) chunk sums
+  unsigned* counter;  // (ktiles), zero on entry and on exit
+  int dw_blocks, chunks, imgs_per_chunk, ktiles;
+  int ct, ctiles;
+};
+
+// Whole block: image n, zero-padded, into xs (C, Hp, Wp) by cp.async.
+__device__ __forceinline__ void stage_padded_image(const Conv2dShape& s, const float* x, int n,
+                                                   int Hp, int Wp, float* xs) {
+  const float* xn = x + size_t(n) * s.C * s.H * s.W;
+  for (int e = threadIdx.x; e < s.C * Hp * Wp; e += blockDim.x) {
+    const int ww = e % Wp, hh = (e / Wp) % Hp, c = e / (Wp * Hp);
+    const int h = hh - s.pad, wi = ww - s.pad;
+    if (h >= 0 && h < s.H && wi >= 0 && wi < s.W) copy_async(xs + e, xn + (size_t(c) * s.H + h) * s.W + wi);
+    else xs[e] = 0.f;
+  }
+}
+
+// One weight-gradient block: images of chunk `chunk`, filters [k0, k0+KT). Thread = (tap item,
+// part): it sums its tap over the rows (image, p) = part, part+parts, ... of each staged group,
+// for KT filters at once (one x read feeds KT multiply-adds).
+template <int KT>
+__device__ __forceinline__ void backward_weights_block(const FusedArgs& a, int chunk, int kt_idx,
+                                                       float* smem) {
+  const Conv2dShape& s = a.s;
+  const DwLayout L(s, KT, blockDim.x, a.imgs_per_chunk);
+  const int P = s.P(), Q = s.Q(), st = s.stride, k0 = kt_idx * KT;
+  float* xs = smem;
+  float* ds = smem + L.group * L.x_img;
+  const int item = threadIdx.x % L.items, part = threadIdx.x / L.items;
+  const bool active = part < L.parts;
+  const int crs = L.items - 1;
+  const bool is_bias = item == crs;
+  const int c = item / (s.R * s.S), r = (item / s.S) % s.R, t = item % s.S;
+  const int xoff = is_bias ? 0 : (c * L.Hp + r) * L.Wp + t;
+  float acc[KT];
+#pragma unroll
+  for (int kk = 0; kk < KT; ++kk) acc[kk] = 0.f;
+
+  const int n_end = min(s.N, (chunk + 1) * a.imgs_per_chunk);
+  for (int g0 = chunk * a.imgs_per_chunk; g0 < n_end; g0 += L.group) {
+    const int gn = min(L.group, n_end - g0);
+    __syncthreads();  // the previous group is no longer read
+    for (int i = 0; i < gn; ++i) stage_padded_image(s, a.x, g0 + i, L.Hp, L.Wp, xs + i * L.x_img);
+    for (int i = 0; i < gn; ++i) stage_dact(s, a.d, g0 + i, k0, KT, ds + i * L.d_img, P * Q, Q);
+    copy_async_wait();
+    __syncthreads();
+    if (!active) continue;
+    for (int row = part; row < gn * P; row += L.parts) {
+      const int i = row / P, p = row % P;
+      const float* drow = ds + i * L.d_img + p * Q;
+      const float* xrow = xs + i * L.x_img + xoff + p * st * L.Wp;
+      for (int q = 0; q < Q; ++q) {
+        const float xv = is_bias ? 1.f : xrow[q * st];
+#pragma unroll
+        for (int kk = 0; kk < KT; ++kk) acc[kk] = fmaf(drow[kk * P * Q + q], xv, acc[kk]);
+      }
+    }
+  }
+  // Sum the parts in a fixed order, then publish this chunk's sums.
+  __syncthreads();
+  float* red = smem;
+  if (active)
+#pragma unroll
+    for (int kk = 0; kk < KT; ++kk) red[(part * L.items + item) * KT + kk] = acc[kk];
+  __syncthreads();
+  const int per_tile = L.items * KT;
+  float* out = a.partial + (size_t(kt_idx) * a.chunks + chunk) * per_tile;
+  for (int e = threadIdx.x; e < per_tile; e += blockDim.x) {
+    float v = 0.f;
+    for (int pt = 0; pt < L.parts; ++pt) v += red[pt * per_tile + e];
+    out[e] = v;
+  }
+  // The last chunk block of this filter tile to finish sums all chunks (chunk order).
+  __threadfence();
+  __syncthreads();
+  __shared__ bool is_last;
+  if (threadIdx.x == 0) is_last = atomicAdd(&a.counter[kt_idx], 1u) == unsigned(a.chunks - 1);
+  __syncthreads();
+  if (!is_last) return;
+  __threadfence();
+  const float* all = a.partial + size_t(kt_idx) * a.chunks * per_tile;
+  for (int e = threadIdx.x; e < per_tile; e += blockDim.x) {
+    // Eight running sums keep eight loads in flight; the order is still fixed.
+    float v[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+    int ch = 0;
+    for (; ch + 8 <= a.chunks; ch += 8)
+#pragma unroll
+      for (int u = 0; u < 8; ++u) v[u] += __ldcg(all + size_t(ch + u) * per_tile + e);
+    for (; ch < a.chunks; ++ch) v[0] += __ldcg(all + size_t(ch) * per_tile + e);
+    const float sum = ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
+    const int it = e / KT, k = k0 + e % KT;
+    if (k >= s.K) continue;
+    if (it < crs) {
+      if (a.dw) a.dw[size_t(k) * crs + it] = sum;
+    } else if (a.db) {
+      a.db[k] = sum;
+    }
+  }
+  if (threadIdx.x == 0) a.counter[kt_idx] = 0u;  // ready for the next launch (graph replays)
+}
+
+// One data-gradient block: image n, channels [c0, c0+ct). Thread = one dx element, gathering
+// over filters and taps from the halo-padded d(act_out).
+template <bool kUnitStride, int RS>
+__device__ __forceinline__ void backward_data_block(const FusedArgs& a, int n, int c0, float* smem) {
+  const Conv2dShape& s = a.s;
+  const int R = RS ? RS : s.R, S = RS ? RS : s.S;
+  const DxLayout L(s, a.ct);
+  const int P = s.P(), Q = s.Q();
+  float* ds = smem;
+  float* ws = smem + L.d_floats;
+  for (int e = threadIdx.x; e < L.d_floats; e += blockDim.x) {  // zero the halo
+    const int qh = e % L.Qh, ph = (e / L.Qh) % L.Ph;
+    if (ph < R - 1 || ph >= P + R - 1 || qh < S - 1 || qh >= Q + S - 1) ds[e] = 0.f;
+  }
+  stage_dact(s, a.d, n, 0, s.K, ds + (R - 1) * L.Qh + (S - 1), L.Ph * L.Qh, L.Qh);
+  const int rs = R * S;
+  for (int e = threadIdx.x; e < L.w_floats; e += blockDim.x) {
+    const int k = e / (a.ct * rs), cc = (e / rs) % a.ct, c = c0 + cc;
+    if (c < s.C) copy_async(ws + e, a.w + (size_t(k) * s.C + c) * rs + e % rs);
+    else ws[e] = 0.f;
+  }
+  copy_async_wait();
+  __syncthreads();
+  const int hw = s.H * s.W;
+  for (int e = threadIdx.x; e < a.ct * hw; e += blockDim.x) {
+    const int cc = e / hw, h = (e % hw) / s.W, wi = e % s.W, c = c0 + cc;
+    if (c >= s.C) break;
+    float acc = 0.f;
+    for (int k = 0; k < s.K; ++k) {
+      const float* wk = ws + (k * a.ct + cc) * rs;
+      const float* dk = ds + k * L.Ph * L.Qh;
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const int ph = h + s.pad - r;
+        if (!kUnitStride && (ph < 0 || ph % s.stride || ph / s.stride >= P)) continue;
+        const int p = kUnitStride ? ph : ph / s.stride;
+#pragma unroll
+        for (int t = 0; t < S; ++t) {
+          const int qw = wi + s.pad - t;
+          if (!kUnitStride && (qw < 0 || qw % s.stride || qw / s.stride >= Q)) continue;
+          const int q = kUnitStride ? qw : qw / s.stride;
+          acc = fmaf(wk[r * S + t], dk[(p + R - 1) * L.Qh + q + S - 1], acc);
+        }
+      }
+    }
+    a.dx[((size_t(n) * s.C + c) * s.H + h) * s.W + wi] = acc;
+  }
+}
+
+template <int KT, bool kUnitStride, int RS>
+__global__ void __launch_bounds__(kMaxThreads, 1) conv2d_backward_kernel_fused(FusedArgs a) {
+  extern __shared__ float smem[];
+  if (int(blockIdx.x) < a.dw_blocks) {
+    backward_weights_block<KT>(a, blockIdx.x % a.chunks, blockIdx.x / a.chunks, smem);
+  } else {
+    const int b = blockIdx.x - a.dw_blocks;
+    backward_data_block<kUnitStride, RS>(a, b / a.ctiles, (b % a.ctiles) * a.ct, smem);
+  }
+}
+
+// ---- planning -------------------------------------------------------------------------
+
+struct FusedPlan {
+  bool ok = false;
+  int kt = 1, ktiles = 0, chunks = 0, imgs = 0, dw_blocks = 0, threads = 256;
+  int ct = 1, ctiles = 0, dx_blocks = 0, smem_floats = 0;
+};
+
+FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool want_dx,
+                     const ConvBackwardPlan& plan) {
+  FusedPlan f;
+  const int items = s.C * s.R * s.S + 1;
+  if (items > kMaxThreads) return f;
+  if (want_dw) {
+    // Chunks per filter tile: about one block per multiprocessor in all, but few enough that
+    // the last block's sum over chunks (one block per tile) stays short.
+    auto chunks_for = [&](int kt) {
+      const int per_tile = items * kt, ktiles = ceil_div(s.K, kt);
+      int c = plan.dw_chunks ? plan.dw_chunks : ceil_div(ctx.sm_count(), ktiles);
+      if (!plan.dw_chunks && c > kMaxTailFloats / per_tile) c = kMaxTailFloats / per_tile;
+      c = c < 1 ? 1 : (c > s.N ? s.N : c);
+      return ceil_div(s.N, ceil_div(s.N, c));  // chunks of equal size
+    };
+    // Filter tile: the largest instantiated one (from the smallest covering K down) that
+    // still gives most multiprocessors a block.
+    if (plan.dw_k_tile) {
+      f.kt = plan.dw_k_tile;
+    } else {
+      int i = 0;
+      while (i < 5 && kDwKTiles[i] < s.K) ++i;
+      while (i > 0 && 4 * ceil_div(s.K, kDwKTiles[i]) * chunks_for(kDwKTiles[i]) < 3 * ctx.sm_count())
+        --i;
+      f.kt = kDwKTiles[i];
+    }
+    bool known = false;
+    for (int k : kDwKTiles) known |= k == f.kt;
+    if (!known) return f;
+    f.ktiles = ceil_div(s.K, f.kt);
+    f.imgs = ceil_div(s.N, chunks_for(f.kt));
+    f.chunks = ceil_div(s.N, f.imgs);
+    f.dw_blocks = f.ktiles * f.chunks;
+    if (f.ktiles > int(CudaContext::kCounters)) return f;
+    // Parts: split the (image, row) pairs of a chunk so a block has up to 512 threads busy.
+    int parts = kMaxThreads / items;
+    const int rows = f.imgs * s.P();
+    parts = parts < 1 ? 1 : (parts > rows ? rows : parts);
+    f.threads = (items * parts + 31) / 32 * 32;
+    f.smem_floats = DwLayout(s, f.kt, f.threads, f.imgs).total;
+  }
+  if (want_dx) {
+    int ctiles = plan.dx_c_tiles ? plan.dx_c_tiles : ceil_div(2 * ctx.sm_count(), s.N);
+    ctiles = ctiles < 1 ? 1 : (ctiles > s.C ? s.C : ctiles);
+    f.ct = ceil_div(s.C, ctiles);
+    while (DxLayout(s, f.ct).total > kMaxSmemFloats && f.ct > 1) f.ct = ceil_div(f.ct, 2);
+    f.ctiles = ceil_div(s.C, f.ct);
+    f.dx_blocks = s.N * f.ctiles;
+    const int dx_floats = DxLayout(s, f.ct).total;
+    if (dx_floats > f.smem_floats) f.smem_floats = dx_floats;
+  }
+  f.ok = f.smem_floats <= kMaxSmemFloats;
+  return f;
+}
+
+template <int KT, bool kUnit>
+void launch_fused_rs(CudaContext& ctx, const FusedPlan& f, const FusedArgs& a) {
+  const size_t smem = size_t(f.smem_floats) * sizeof(float);
+  const int blocks = f.dw_blocks + f.dx_blocks;
+  if (a.s.R == 5 && a.s.S == 5)
+    conv2d_backward_kernel_fused<KT, kUnit, 5><<<blocks, f.threads, smem, ctx.stream()>>>(a);
+  else
+    conv2d_backward_kernel_fused<KT, kUnit, 0><<<blocks, f.threads, smem, ctx.stream()>>>(a);
+  PCNN_CUDA_CHECK_LAUNCH("conv2d_backward_kernel_fused");
+}
+
+template <int KT>
+void launch_fused_kt(CudaContext& ctx, const FusedPlan& f, const FusedArgs& a) {
+  if (a.s.stride == 1) launch_fused_rs<KT, true>(ctx, f, a);
+  else launch_fused_rs<KT, false>(ctx, f, a);
+}
+
+void run_fused(CudaContext& ctx, const FusedPlan& f, const Conv2dShape& s, const DactSource& d,
+               const float* x, const float* w, float* dx, float* dw, float* db) {
+  FusedArgs a{s, d, x, w, dx, dw, db, nullptr, nullptr, f.dw_blocks, f.chunks ? f.chunks : 1,
+              f.imgs, f.ktiles, f.ct, f.ctiles ? f.ctiles : 1};
+  if (f.dw_blocks) {
+    const size_t per_tile = size_t(s.C * s.R * s.S + 1) * f.kt;
+    a.partial = ctx.scratch(size_t(f.ktiles) * f.chunks * per_tile);
+    a.counter = ctx.counters(f.ktiles);
+  }
+  switch (f.kt) {
+    case 1: launch_fused_kt<1>(ctx, f, a); break;
+    case 2: launch_fused_kt<2>(ctx, f, a); break;
+    case 4: launch_fused_kt<4>(ctx, f, a); break;
+    case 6: launch_fused_kt<6>(ctx, f, a); break;
+    case 8: launch_fused_kt<8>(ctx, f, a); break;
+    default: launch_fused_kt<16>(ctx, f, a); break;
+  }
+}
+
+void run_direct(CudaContext& ctx, const Conv2dShape& s, const DactSource& d, const float* x,
+                const float* w, float* dx, float* dw, float* db) {
+  if (dw || db) {
+    const int blocks = s.K * (s.C * s.R * s.S + 1);
+    conv2d_backward_weights_kernel_direct<<<blocks, 256, 0, ctx.stream()>>>(s, d, x, dw, db);
+    PCNN_CUDA_CHECK_LAUNCH("conv2d_backward_weights_kernel_direct");
+  }
+  if (dx) {
+    conv2d_backward_data_kernel_direct<<<grid_for(s.x_size(), 256, ctx.sm_count()), 256, 0,
+                                         ctx.stream()>>>(s, d, w, dx);
+    PCNN_CUDA_CHECK_LAUNCH("conv2d_backward_data_kernel_direct");
+  }
+}
+
+bool dact_foldable(const ConvEpilogue& epi) {
+  return epi.pool == PoolKind::None || epi.pool_window == epi.pool_stride;
+}
+
+}  // namespace
+
+bool conv2d_backward_supported(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
+                               bool want_dx, const ConvBackwardPlan& plan) {
+  if (plan.variant == ConvBwdVariant::Direct || plan.variant == ConvBwdVariant::Auto) return true;
+  return dact_foldable(epi) && plan_fused(ctx, s, true, want_dx, plan).ok;
+}
+
+void conv2d_fused_backward(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
+                           const float* x, const float* w, const float* act_out,
+                           const float* dy, float* dact_scratch, float* dx, float* dw, float* db,
+                           const ConvBackwardPlan& plan) {
+  const bool want_dw = dw || db;
+  if (s.N == 0) {  // empty sums
+    if (dw) fill(ctx, dw, 0.f, s.w_size());
+    if (db) fill(ctx, db, 0.f, size_t(s.K));
+    return;
+  }
+  DactSource d{dy, act_out, epi.act, epi.pool, epi.pool_window};
+  if (!dact_foldable(epi)) {
+    // Overlapping windows: materialise d(act_out) first (pool backward, then the activation).
+    float* tmp = dact_scratch ? dact_scratch : ctx.scratch(s.y_size());
+    Pool2dShape ps;
+    ps.N = s.N; ps.C = s.K; ps.H = s.P(); ps.W = s.Q();
+    ps.window = epi.pool_window; ps.stride = epi.pool_stride;
+    pool2d_backward(ctx, epi.pool, ps, act_out, dy, tmp);
+    if (epi.act != Activation::None) activation_backward(ctx, epi.act, s.y_size(), act_out, tmp, tmp);
+    d = DactSource{tmp, nullptr, Activation::None, PoolKind::None, 1};
+    if (!dact_scratch) {
+      // The fused path would reuse the same scratch for its chunk sums: stay direct.
+      run_direct(ctx, s, d, x, w, dx, dw, db);
+      return;
+    }
+  }
+  if (plan.variant != ConvBwdVariant::Direct) {
+    const FusedPlan f = plan_fused(ctx, s, want_dw, dx != nullptr, plan);
+    if (f.ok) {
+      run_fused(ctx, f, s, d, x, w, dx, dw, db);
+      return;
+    }
+    PCNN_CHECK(plan.variant == ConvBwdVariant::Auto,
+               "cuda conv2d backward: the Tiled variant does not fit this shape");
+  }
+  run_direct(ctx, s, d, x, w, dx, dw, db);
+}
+
+}  // namespace pcnn::cuda

@@ -1,0 +1,411 @@
+// Convolution forward kernels, each with bias, activation and (when the windows tile the
+// output exactly) pooling fused into its epilogue: one launch writes act_out, kept for
+// backward, and the pooled y.
+#include "backends/cuda/common.cuh"
+#include "backends/cuda/conv2d.cuh"
+#include "backends/cuda/cuda_check.hpp"
+#include "backends/cuda/pool2d.cuh"
+#include "core/activation_math.hpp"
+
+namespace pcnn::cuda {
+
+namespace {
+
+constexpr int kMaxSmemFloats = 48 * 1024 / 4;  // the default per-block limit, no opt-in needed
+// 512 threads, 1 block/SM minimum: ptxas (CUDA 13) then allows 128 registers, and the
+// register tiles of these kernels do not spill (it did with a bare 1024 or 512 bound).
+constexpr int kMaxThreads = 512;
+
+// What follows the convolution inside a kernel. PW (template) is the pooling window == stride;
+// PW == 1 means no pooling, and then y (if it differs from act_out) gets a copy.
+struct FwdOut {
+  const float* bias;
+  Activation act;
+  PoolKind pool;
+  float* act_out;
+  float* y;
+};
+
+// The epilogue of one thread's KPT x PW x PW block of conv outputs at pooled (pp,pq).
+template <int KPT, int PW>
+__device__ __forceinline__ void forward_epilogue(const Conv2dShape& s, const FwdOut& o, int n, int kbase,
+                                        int pp, int pq, float (&acc)[KPT][PW][PW]) {
+  const int P = s.P(), Q = s.Q();
+#pragma unroll
+  for (int kk = 0; kk < KPT; ++kk) {
+    const int k = kbase + kk;
+    if (k >= s.K) break;
+    const size_t plane = (size_t(n) * s.K + k);
+    float* ao = o.act_out + plane * P * Q;
+    float pooled = 0.f;
+#pragma unroll
+    for (int i = 0; i < PW; ++i)
+#pragma unroll
+      for (int j = 0; j < PW; ++j) {
+        const float v = activate(o.act, acc[kk][i][j]);
+        ao[(pp * PW + i) * Q + pq * PW + j] = v;
+        if (o.pool == PoolKind::Max) {
+          if ((i == 0 && j == 0) || v > pooled) pooled = v;  // first maximum, row-major
+        } else {
+          pooled += v;
+        }
+      }
+    if (PW > 1) {
+      const int P2 = P / PW, Q2 = Q / PW;
+      o.y[(plane * P2 + pp) * Q2 + pq] =
+          o.pool == PoolKind::Max ? pooled : pooled * (1.f / float(PW * PW));
+    } else if (o.y != o.act_out) {
+      o.y[plane * P * Q + pp * Q + pq] = pooled;
+    }
+  }
+}
+
+// x (N,C,H,W), w (K,C,R,S) -> act_out (N,K,P,Q) [-> y]; one thread per output, global memory
+__global__ void conv2d_forward_kernel_direct(Conv2dShape s, const float* x, const float* w,
+                                             FwdOut o) {
+  const int P = s.P(), Q = s.Q();
+  const size_t total = size_t(s.N) * s.K * P * Q;
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += stride) {
+    const int q = int(i % Q), p = int((i / Q) % P), k = int((i / (size_t(P) * Q)) % s.K);
+    const int n = int(i / (size_t(P) * Q * s.K));
+    float acc = o.bias ? o.bias[k] : 0.f;
+    for (int c = 0; c < s.C; ++c)
+      for (int r = 0; r < s.R; ++r) {
+        const int h = p * s.stride - s.pad + r;
+        if (h < 0 || h >= s.H) continue;
+        const float* xrow = x + ((size_t(n) * s.C + c) * s.H + h) * s.W;
+        const float* wrow = w + ((size_t(k) * s.C + c) * s.R + r) * s.S;
+        for (int t = 0; t < s.S; ++t) {
+          const int ww = q * s.stride - s.pad + t;
+          if (ww >= 0 && ww < s.W) acc = fmaf(wrow[t], xrow[ww], acc);
+        }
+      }
+    const float v = activate(o.act, acc);
+    o.act_out[i] = v;
+    if (o.y != o.act_out) o.y[i] = v;
+  }
+}
+
+// Shared-memory layout of the Tiled kernel: the whole zero-padded image, then the filters.
+struct TiledLayout {
+  int Hp, Wp, x_floats, w_floats, total;
+  __host__ __device__ TiledLayout(const Conv2dShape& s, int kt) {
+    Hp = s.H + 2 * s.pad;
+    Wp = s.W + 2 * s.pad;
+    x_floats = s.C * Hp * Wp;
+    w_floats = kt * s.C * s.R * s.S;
+    total = x_floats + w_floats + kt;
+  }
+};
+
+// Whole block: filters k0..k0+kt-1 (zero past K) and their biases into shared memory.
+__device__ __forceinline__ void stage_filters(const Conv2dShape& s, const float* w, const float* bias,
+                                     int k0, int kt, float* ws, float* bs) {
+  const int crs = s.C * s.R * s.S;
+  for (int e = threadIdx.x; e < kt * crs; e += blockDim.x) {
+    if (k0 + e / crs < s.K) copy_async(ws + e, w + size_t(k0) * crs + e);
+    else ws[e] = 0.f;
+  }
+  for (int e = threadIdx.x; e < kt; e += blockDim.x)
+    bs[e] = (bias && k0 + e < s.K) ? bias[k0 + e] : 0.f;
+}
+
+// x (N,C,H,W), w (K,C,R,S) -> act_out (N,K,P,Q), y (N,K,P/PW,Q/PW)
+// Block (n, k-tile of kt = KPT*groups filters); thread item = (pooled position, filter group):
+// KPT filters x PW x PW conv outputs in registers. RS = 5 unrolls a 5x5 filter (0: any R, S).
+template <int KPT, int PW, int RS>
+__global__ void __launch_bounds__(kMaxThreads, 1)
+    conv2d_forward_kernel_tiled(Conv2dShape s, const float* x, const float* w, FwdOut o, int kt,
+                                int ktiles) {
+  extern __shared__ float smem[];
+  const int R = RS ? RS : s.R, S = RS ? RS : s.S, st = s.stride;
+  const int n = blockIdx.x / ktiles, k0 = (blockIdx.x % ktiles) * kt;
+  const TiledLayout L(s, kt);
+  float* xs = smem;
+  float* ws = xs + L.x_floats;
+  float* bs = ws + L.w_floats;
+  const float* xn = x + size_t(n) * s.C * s.H * s.W;
+  for (int e = threadIdx.x; e < L.x_floats; e += blockDim.x) {
+    const int ww = e % L.Wp, hh = (e / L.Wp) % L.Hp, c = e / (L.Hp * L.Wp);
+    const int h = hh - s.pad, wi = ww - s.pad;
+    if (h >= 0 && h < s.H && wi >= 0 && wi < s.W) copy_async(xs + e, xn + (size_t(c) * s.H + h) * s.W + wi);
+    else xs[e] = 0.f;
+  }
+  stage_filters(s, w, o.bias, k0, kt, ws, bs);
+  copy_async_wait();
+  __syncthreads();
+
+  const int P2 = s.P() / PW, Q2 = s.Q() / PW, npos = P2 * Q2, groups = kt / KPT;
+  const int crs = s.C * R * S;
+  for (int item = threadIdx.x; item < npos * groups; item += blockDim.x) {
+    const int pos = item % npos, g = item / npos, pp = pos / Q2, pq = pos % Q2;
+    float acc[KPT][PW][PW];
+#pragma unroll
+    for (int kk = 0; kk < KPT; ++kk)
+#pragma unroll
+      for (int i = 0; i < PW; ++i)
+#pragma unroll
+        for (int j = 0; j < PW; ++j) acc[kk][i][j] = bs[g * KPT + kk];
+    const float* wg = ws + g * KPT * crs;
+    for (int c = 0; c < s.C; ++c) {
+      const float* xc = xs + (c * L.Hp + pp * PW * st) * L.Wp + pq * PW * st;
+      const float* wc = wg + c * R * S;
+#pragma unroll
+      for (int rr = 0; rr < R; ++rr) {  // R, S are constants when RS != 0
+#pragma unroll
+          for (int tt = 0; tt < S; ++tt) {
+              float wv[KPT];
+#pragma unroll
+              for (int kk = 0; kk < KPT; ++kk) wv[kk] = wc[kk * crs + rr * S + tt];
+#pragma unroll
+              for (int i = 0; i < PW; ++i)
+#pragma unroll
+                for (int j = 0; j < PW; ++j) {
+                  const float xv = xc[(i * st + rr) * L.Wp + j * st + tt];
+#pragma unroll
+                  for (int kk = 0; kk < KPT; ++kk) acc[kk][i][j] = fmaf(wv[kk], xv, acc[kk][i][j]);
+                }
+          }
+      }
+    }
+    forward_epilogue<KPT, PW>(s, o, n, k0 + g * KPT, pp, pq, acc);
+  }
+}
+
+// Shared-memory layout of the Ring kernel: RB = RW + STEP padded input rows per channel, where
+// RW rows feed one pooled output row and STEP = PW*stride rows are new for the next one.
+struct RingLayout {
+  int Wp, RW, STEP, RB, x_floats, w_floats, total;
+  __host__ __device__ RingLayout(const Conv2dShape& s, int pw, int kt) {
+    Wp = s.W + 2 * s.pad;
+    RW = (pw - 1) * s.stride + s.R;
+    STEP = pw * s.stride;
+    RB = RW + STEP;
+    x_floats = s.C * RB * Wp;
+    w_floats = kt * s.C * s.R * s.S;
+    total = x_floats + w_floats + kt;
+  }
+};
+
+// Whole block: padded input rows [first, last) of image xn into their ring slots (row % RB).
+// In-image words go by cp.async (no register staging, so they overlap the compute that
+// follows); padding words are plain zero stores.
+__device__ __forceinline__ void ring_load_rows(const Conv2dShape& s, const RingLayout& L, const float* xn,
+                                      float* ring, int first, int last) {
+  const int Hp = s.H + 2 * s.pad;
+  if (last > Hp) last = Hp;
+  const int rows = last > first ? last - first : 0;
+  for (int e = threadIdx.x; e < s.C * rows * L.Wp; e += blockDim.x) {
+    const int ww = e % L.Wp, rr = (e / L.Wp) % rows, c = e / (L.Wp * rows);
+    const int hh = first + rr, h = hh - s.pad, wi = ww - s.pad;
+    float* dst = ring + (c * L.RB + hh % L.RB) * L.Wp + ww;
+    if (h >= 0 && h < s.H && wi >= 0 && wi < s.W)
+      copy_async(dst, xn + (size_t(c) * s.H + h) * s.W + wi);
+    else
+      *dst = 0.f;
+  }
+  __pipeline_commit();
+}
+
+// x (N,C,H,W), w (K,C,R,S) -> act_out (N,K,P,Q), y (N,K,P/PW,Q/PW)
+// Block (n, k-tile) walks the pooled rows pp = 0..P2-1; thread item = (pooled column, group).
+// While row pp is computed from the ring, the rows row pp+1 adds are already on their way.
+template <int KPT, int PW, int RS>
+__global__ void __launch_bounds__(kMaxThreads, 1)
+    conv2d_forward_kernel_ring(Conv2dShape s, const float* x, const float* w, FwdOut o, int kt,
+                               int ktiles) {
+  extern __shared__ float smem[];
+  const int R = RS ? RS : s.R, S = RS ? RS : s.S, st = s.stride;
+  const int n = blockIdx.x / ktiles, k0 = (blockIdx.x % ktiles) * kt;
+  const RingLayout L(s, PW, kt);
+  float* ring = smem;
+  float* ws = ring + L.x_floats;
+  float* bs = ws + L.w_floats;
+  const float* xn = x + size_t(n) * s.C * s.H * s.W;
+  stage_filters(s, w, o.bias, k0, kt, ws, bs);
+  ring_load_rows(s, L, xn, ring, 0, L.RW);  // commits the filter copies too
+  __pipeline_wait_prior(0);
+  __syncthreads();
+
+  const int P2 = s.P() / PW, Q2 = s.Q() / PW, groups = kt / KPT;
+  const int crs = s.C * R * S;
+  for (int pp = 0; pp < P2; ++pp) {
+    const int top = pp * L.STEP;  // first padded input row of this pooled row
+    if (pp + 1 < P2) ring_load_rows(s, L, xn, ring, max(top + L.RW, top + L.STEP), top + L.STEP + L.RW);
+    const int top_slot = top % L.RB;
+    for (int item = threadIdx.x; item < Q2 * groups; item += blockDim.x) {
+      const int pq = item % Q2, g = item / Q2;
+      float acc[KPT][PW][PW];
+#pragma unroll
+      for (int kk = 0; kk < KPT; ++kk)
+#pragma unroll
+        for (int i = 0; i < PW; ++i)
+#pragma unroll
+          for (int j = 0; j < PW; ++j) acc[kk][i][j] = bs[g * KPT + kk];
+      const float* wg = ws + g * KPT * crs;
+      for (int c = 0; c < s.C; ++c) {
+        const float* xc = ring + c * L.RB * L.Wp + pq * PW * st;
+        const float* wc = wg + c * R * S;
+#pragma unroll
+        for (int i = 0; i < PW; ++i)
+#pragma unroll
+          for (int rr = 0; rr < R; ++rr) {
+              int slot = top_slot + i * st + rr;
+              if (slot >= L.RB) slot -= L.RB;
+              const float* xrow = xc + slot * L.Wp;
+#pragma unroll
+              for (int tt = 0; tt < S; ++tt) {
+#pragma unroll
+                  for (int j = 0; j < PW; ++j) {
+                    const float xv = xrow[j * st + tt];
+#pragma unroll
+                    for (int kk = 0; kk < KPT; ++kk)
+                      acc[kk][i][j] = fmaf(wc[kk * crs + rr * S + tt], xv, acc[kk][i][j]);
+                  }
+              }
+          }
+      }
+      forward_epilogue<KPT, PW>(s, o, n, k0 + g * KPT, pp, pq, acc);
+    }
+    __pipeline_wait_prior(0);
+    __syncthreads();  // next rows landed; everyone is done with the rows they replace
+  }
+}
+
+// ---- dispatch ---------------------------------------------------------------------------
+
+struct Choice {
+  ConvFwdVariant variant;
+  int kpt, pw, kt, ktiles, smem_floats;
+};
+
+bool pool_fusable(const Conv2dShape& s, const ConvEpilogue& epi) {
+  if (epi.pool == PoolKind::None) return true;
+  return epi.pool_window == epi.pool_stride && epi.pool_window == 2 && s.P() % 2 == 0 &&
+         s.Q() % 2 == 0;
+}
+
+// Filters per thread: as many as still leave enough threads to cover the GPU.
+int pick_kpt(CudaContext& ctx, const Conv2dShape& s, int npos) {
+  for (int kpt : {4, 2}) {
+    const double items = double(s.N) * ceil_div(s.K, kpt) * npos;
+    // ... and waste no more than a quarter of the last filter group
+    const bool snug = s.K % kpt == 0 || s.K >= 4 * kpt;
+    if (snug && items >= 512.0 * ctx.sm_count()) return kpt;
+  }
+  return 1;
+}
+
+Choice choose(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
+              const ConvForwardPlan& plan, ConvFwdVariant variant) {
+  Choice ch{variant, 1, 1, 0, 1, 0};
+  if (variant == ConvFwdVariant::Direct) return ch;
+  ch.pw = (epi.pool != PoolKind::None && pool_fusable(s, epi)) ? 2 : 1;
+  const int npos = (s.P() / ch.pw) * (s.Q() / ch.pw);
+  ch.kpt = plan.k_per_thread ? plan.k_per_thread : pick_kpt(ctx, s, npos);
+  const int groups = ceil_div(s.K, ch.kpt);
+  // Blocks per image: enough for two blocks per multiprocessor, each at most 1024 threads.
+  const int per_block_items = variant == ConvFwdVariant::Ring ? s.Q() / ch.pw : npos;
+  int ktiles = plan.k_tiles;
+  if (!ktiles) {
+    ktiles = 1;
+    while (ktiles < groups && (s.N * ktiles < 2 * ctx.sm_count() ||
+                               ceil_div(groups, ktiles) * per_block_items > kMaxThreads))
+      ++ktiles;
+  }
+  ch.ktiles = ktiles < groups ? ktiles : groups;
+  ch.kt = ceil_div(groups, ch.ktiles) * ch.kpt;
+  ch.ktiles = ceil_div(s.K, ch.kt);
+  ch.smem_floats = variant == ConvFwdVariant::Ring ? RingLayout(s, ch.pw, ch.kt).total
+                                                   : TiledLayout(s, ch.kt).total;
+  return ch;
+}
+
+bool fits(const Choice& ch) {
+  return ch.variant == ConvFwdVariant::Direct ||
+         (ch.smem_floats <= kMaxSmemFloats && (ch.kpt == 1 || ch.kpt == 2 || ch.kpt == 4));
+}
+
+Choice resolve(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
+               const ConvForwardPlan& plan) {
+  if (plan.variant != ConvFwdVariant::Auto) return choose(ctx, s, epi, plan, plan.variant);
+  for (ConvFwdVariant v : {ConvFwdVariant::Tiled, ConvFwdVariant::Ring}) {
+    const Choice ch = choose(ctx, s, epi, plan, v);
+    if (fits(ch)) return ch;
+  }
+  return choose(ctx, s, epi, plan, ConvFwdVariant::Direct);
+}
+
+template <int KPT, int PW, int RS>
+void launch_smem_kernel(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const float* x,
+                        const float* w, const FwdOut& o) {
+  const int blocks = s.N * ch.ktiles;
+  const size_t smem = size_t(ch.smem_floats) * sizeof(float);
+  const int items = ch.variant == ConvFwdVariant::Ring
+                        ? (s.Q() / PW) * (ch.kt / KPT)
+                        : (s.P() / PW) * (s.Q() / PW) * (ch.kt / KPT);
+  const int threads = items >= kMaxThreads ? kMaxThreads : (items < 32 ? 32 : (items + 31) / 32 * 32);
+  if (ch.variant == ConvFwdVariant::Ring) {
+    conv2d_forward_kernel_ring<KPT, PW, RS><<<blocks, threads, smem, ctx.stream()>>>(
+        s, x, w, o, ch.kt, ch.ktiles);
+    PCNN_CUDA_CHECK_LAUNCH("conv2d_forward_kernel_ring");
+  } else {
+    conv2d_forward_kernel_tiled<KPT, PW, RS><<<blocks, threads, smem, ctx.stream()>>>(
+        s, x, w, o, ch.kt, ch.ktiles);
+    PCNN_CUDA_CHECK_LAUNCH("conv2d_forward_kernel_tiled");
+  }
+}
+
+template <int KPT, int PW>
+void launch_rs(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const float* x,
+               const float* w, const FwdOut& o) {
+  if (s.R == 5 && s.S == 5) launch_smem_kernel<KPT, PW, 5>(ctx, ch, s, x, w, o);
+  else launch_smem_kernel<KPT, PW, 0>(ctx, ch, s, x, w, o);
+}
+
+template <int KPT>
+void launch_pw(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const float* x,
+               const float* w, const FwdOut& o) {
+  if (ch.pw == 2) launch_rs<KPT, 2>(ctx, ch, s, x, w, o);
+  else launch_rs<KPT, 1>(ctx, ch, s, x, w, o);
+}
+
+}  // namespace
+
+bool conv2d_forward_supported(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
+                              const ConvForwardPlan& plan) {
+  return fits(resolve(ctx, s, epi, plan));
+}
+
+void conv2d_fused_forward(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
+                          const float* x, const float* w, const float* b, float* act_out,
+                          float* y, const ConvForwardPlan& plan) {
+  if (s.y_size() == 0) return;
+  const Choice ch = resolve(ctx, s, epi, plan);
+  PCNN_CHECK(fits(ch), "cuda conv2d forward: the requested variant does not fit this shape");
+  const bool pooled_inside = epi.pool != PoolKind::None && ch.pw == 2;
+  // Without pooling inside the kernel, act_out is written and (if pooling) pooled afterwards.
+  const FwdOut o{b, epi.act, pooled_inside ? epi.pool : PoolKind::None, act_out,
+                 epi.pool == PoolKind::None ? y : act_out};
+  if (ch.variant == ConvFwdVariant::Direct) {
+    const int threads = 256;
+    conv2d_forward_kernel_direct<<<grid_for(s.y_size(), threads, ctx.sm_count()), threads, 0,
+                                   ctx.stream()>>>(s, x, w, o);
+    PCNN_CUDA_CHECK_LAUNCH("conv2d_forward_kernel_direct");
+  } else if (ch.kpt == 4) {
+    launch_pw<4>(ctx, ch, s, x, w, o);
+  } else if (ch.kpt == 2) {
+    launch_pw<2>(ctx, ch, s, x, w, o);
+  } else {
+    launch_pw<1>(ctx, ch, s, x, w, o);
+  }
+  if (epi.pool != PoolKind::None && !pooled_inside) {
+    Pool2dShape ps;
+    ps.N = s.N; ps.C = s.K; ps.H = s.P(); ps.W = s.Q();
+    ps.window = epi.pool_window; ps.stride = epi.pool_stride;
+    pool2d_forward(ctx, epi.pool, ps, act_out, y);
+  }
+}
+
+}  // namespace pcnn::cuda

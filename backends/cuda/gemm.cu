@@ -1,0 +1,196 @@
+// Dense kernels of the cuda backend. Every product goes through gemm_tile.cuh; the "problems"
+// below only say how operands are read and results written, which is where the fusing lives.
+#include "backends/cuda/common.cuh"
+#include "backends/cuda/cuda_check.hpp"
+#include "backends/cuda/gemm.cuh"
+#include "backends/cuda/gemm_tile.cuh"
+#include "core/activation_math.hpp"
+
+namespace pcnn::cuda {
+
+namespace {
+
+// C(M,N) = alpha op(A) op(B) + beta C, op chosen at compile time
+template <bool TA, bool TB>
+struct GemmProblem {
+  int M, N, K;
+  const float* A;
+  int lda;
+  const float* B;
+  int ldb;
+  float alpha, beta;
+  float* C;
+  int ldc;
+  static constexpr bool kAContigK = !TA;  // A (M,K) row-major: k runs along memory
+  static constexpr bool kBContigJ = !TB;  // B (K,N) row-major: j runs along memory
+  __device__ float a(int i, int k) const {
+    return TA ? A[size_t(k) * lda + i] : A[size_t(i) * lda + k];
+  }
+  __device__ float b(int k, int j) const {
+    return TB ? B[size_t(j) * ldb + k] : B[size_t(k) * ldb + j];
+  }
+  __device__ void store(int i, int j, float acc) const {
+    float* c = C + size_t(i) * ldc + j;
+    *c = beta == 0.f ? alpha * acc : alpha * acc + beta * *c;  // beta 0: NaNs in C ignored
+  }
+};
+
+// y (N,out) = act(x (N,in) w^T + b): A = x, B = w^T
+struct LinearForwardProblem {
+  int M, N, K;  // batch, out, in
+  const float* x;
+  const float* w;
+  const float* bias;
+  Activation act;
+  float* y;
+  static constexpr bool kAContigK = true;
+  static constexpr bool kBContigJ = false;
+  __device__ float a(int i, int k) const { return x[size_t(i) * K + k]; }
+  __device__ float b(int k, int j) const { return w[size_t(j) * K + k]; }
+  __device__ void store(int i, int j, float acc) const {
+    y[size_t(i) * N + j] = activate(act, acc + (bias ? bias[j] : 0.f));
+  }
+};
+
+// d(pre-activation) (batch,out) = dy * act'(y), read where the products need it
+struct PreActGrad {
+  const float* dy;
+  const float* y;
+  Activation act;
+  int out;
+  __device__ float at(int n, int o) const {
+    const size_t i = size_t(n) * out + o;
+    return act == Activation::None ? dy[i] : dy[i] * activation_derivative(act, y[i]);
+  }
+};
+
+// [dw | db] (out, in+1) = d^T (out,batch) [x | 1] (batch, in+1): the bias gradient is the
+// product with a column of ones, so it costs no extra pass over d.
+struct LinearWeightGradProblem {
+  int M, N, K;  // out, in (+1 when db is wanted), batch
+  int in;
+  PreActGrad d;
+  const float* x;
+  float* dw;
+  float* db;
+  static constexpr bool kAContigK = false;  // d (batch,out): i = o runs along memory
+  static constexpr bool kBContigJ = true;
+  __device__ float a(int i, int k) const { return d.at(k, i); }
+  __device__ float b(int k, int j) const { return j < in ? x[size_t(k) * in + j] : 1.f; }
+  __device__ void store(int i, int j, float acc) const {
+    if (j < in) dw[size_t(i) * in + j] = acc;
+    else db[i] = acc;
+  }
+};
+
+// dx (batch,in) = d (batch,out) w (out,in)
+struct LinearDataGradProblem {
+  int M, N, K;  // batch, in, out
+  PreActGrad d;
+  const float* w;
+  float* dx;
+  static constexpr bool kAContigK = true;
+  static constexpr bool kBContigJ = true;
+  __device__ float a(int i, int k) const { return d.at(i, k); }
+  __device__ float b(int k, int j) const { return w[size_t(k) * N + j]; }
+  __device__ void store(int i, int j, float acc) const { dx[size_t(i) * N + j] = acc; }
+};
+
+// C (M,N) = alpha op(A) op(B) + beta C; one thread per output, no reuse (the lab's baseline)
+template <bool TA, bool TB>
+__global__ void gemm_kernel_naive(GemmProblem<TA, TB> p) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x, i = blockIdx.y;
+  if (j >= p.N) return;
+  float acc = 0.f;
+  for (int k = 0; k < p.K; ++k) acc = fmaf(p.a(i, k), p.b(k, j), acc);
+  p.store(i, j, acc);
+}
+
+template <class Cfg, class P>
+int tiles_of(const P& p) {
+  return ceil_div(p.M, Cfg::BM) * ceil_div(p.N, Cfg::BN);
+}
+
+template <class Cfg, class P0, class P1>
+void launch_tiled(CudaContext& ctx, const P0& p0, const P1* p1) {
+  const int t0n = ceil_div(p0.N, Cfg::BN);
+  const int t0 = p0.M > 0 && p0.N > 0 ? tiles_of<Cfg>(p0) : 0;
+  const int t1n = p1 ? ceil_div(p1->N, Cfg::BN) : 1;
+  const int t1 = p1 && p1->M > 0 && p1->N > 0 ? tiles_of<Cfg>(*p1) : 0;
+  if (t0 + t1 == 0) return;
+  gemm_kernel_tiled<Cfg, P0, P1><<<t0 + t1, Cfg::kThreads, 0, ctx.stream()>>>(
+      p0, t0n, t0, p1 ? *p1 : P1{} /* unused when t1 == 0 */, t1n);
+  PCNN_CUDA_CHECK_LAUNCH("gemm_kernel_tiled");
+}
+
+// Auto: the largest tile that still gives most multiprocessors a block.
+template <class P0, class P1>
+GemmVariant pick(CudaContext& ctx, GemmVariant v, const P0& p0, const P1* p1) {
+  if (v != GemmVariant::Auto) return v;
+  auto total = [&](auto cfg) {
+    using Cfg = decltype(cfg);
+    return tiles_of<Cfg>(p0) + (p1 ? tiles_of<Cfg>(*p1) : 0);
+  };
+  if (total(TileLarge{}) >= 2 * ctx.sm_count()) return GemmVariant::Large;
+  if (total(TileMedium{}) >= ctx.sm_count()) return GemmVariant::Medium;
+  const int k = p0.K > (p1 ? p1->K : 0) ? p0.K : (p1 ? p1->K : 0);
+  return k > 128 ? GemmVariant::SmallDeep : GemmVariant::Small;
+}
+
+template <class P0, class P1>
+void run(CudaContext& ctx, GemmVariant v, const P0& p0, const P1* p1) {
+  switch (pick(ctx, v, p0, p1)) {
+    case GemmVariant::Large: launch_tiled<TileLarge>(ctx, p0, p1); break;
+    case GemmVariant::Medium: launch_tiled<TileMedium>(ctx, p0, p1); break;
+    case GemmVariant::SmallDeep: launch_tiled<TileSmallDeep>(ctx, p0, p1); break;
+    default: launch_tiled<TileSmall>(ctx, p0, p1); break;
+  }
+}
+
+template <bool TA, bool TB>
+void gemm_typed(CudaContext& ctx, const GemmProblem<TA, TB>& p, GemmVariant v) {
+  if (v == GemmVariant::Naive) {
+    const dim3 grid(ceil_div(p.N, 128), p.M);
+    gemm_kernel_naive<TA, TB><<<grid, 128, 0, ctx.stream()>>>(p);
+    PCNN_CUDA_CHECK_LAUNCH("gemm_kernel_naive");
+    return;
+  }
+  run(ctx, v, p, static_cast<const GemmProblem<TA, TB>*>(nullptr));
+}
+
+}  // namespace
+
+void gemm(CudaContext& ctx, bool trans_a, bool trans_b, int M, int N, int K, float alpha,
+          const float* A, int lda, const float* B, int ldb, float beta, float* C, int ldc,
+          GemmVariant variant) {
+  if (M <= 0 || N <= 0) return;
+  if (alpha == 0.f) K = 0;  // C = beta C: the store alone does it
+  if (trans_a) {
+    if (trans_b) gemm_typed(ctx, GemmProblem<true, true>{M, N, K, A, lda, B, ldb, alpha, beta, C, ldc}, variant);
+    else gemm_typed(ctx, GemmProblem<true, false>{M, N, K, A, lda, B, ldb, alpha, beta, C, ldc}, variant);
+  } else {
+    if (trans_b) gemm_typed(ctx, GemmProblem<false, true>{M, N, K, A, lda, B, ldb, alpha, beta, C, ldc}, variant);
+    else gemm_typed(ctx, GemmProblem<false, false>{M, N, K, A, lda, B, ldb, alpha, beta, C, ldc}, variant);
+  }
+}
+
+void linear_forward(CudaContext& ctx, int N, int in, int out, Activation act, const float* x,
+                    const float* w, const float* b, float* y, GemmVariant variant) {
+  if (N <= 0 || out <= 0) return;
+  PCNN_CHECK(variant != GemmVariant::Naive, "cuda linear_forward: no naive variant");
+  const LinearForwardProblem p{N, out, in, x, w, b, act, y};
+  run(ctx, variant, p, static_cast<const LinearForwardProblem*>(nullptr));
+}
+
+void linear_backward(CudaContext& ctx, int N, int in, int out, Activation act, const float* x,
+                     const float* w, const float* y, const float* dy, float* dx, float* dw,
+                     float* db, GemmVariant variant) {
+  if (out <= 0) return;
+  PCNN_CHECK(variant != GemmVariant::Naive, "cuda linear_backward: no naive variant");
+  const PreActGrad d{dy, y, act, out};
+  const LinearWeightGradProblem pw{out, in + (db ? 1 : 0), N, in, d, x, dw, db};
+  const LinearDataGradProblem px{N, in, out, d, w, dx};
+  run(ctx, variant, pw, dx ? &px : nullptr);
+}
+
+}  // namespace pcnn::cuda

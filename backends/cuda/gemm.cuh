@@ -1,0 +1,31 @@
+// Host entry points of the dense kernels: GEMM and the fused linear layer (bias + activation
+// in the epilogue forward; activation derivative folded into the operand loads backward).
+#pragma once
+
+#include "backends/cuda/cuda_context.hpp"
+#include "core/shapes.hpp"
+
+namespace pcnn::cuda {
+
+// Naive: one thread per output, for the lab's "before". Small/SmallDeep/Medium/Large: tile
+// configs of gemm_tile.cuh. Auto picks the largest tile that still gives every multiprocessor a
+// block, and the deeper K step for long reductions on small tiles.
+enum class GemmVariant { Auto, Naive, Small, SmallDeep, Medium, Large };
+
+// Row-major C(M,N) = alpha op(A)(M,K) op(B)(K,N) + beta C; beta == 0 overwrites C
+void gemm(CudaContext& ctx, bool trans_a, bool trans_b, int M, int N, int K, float alpha,
+          const float* A, int lda, const float* B, int ldb, float beta, float* C, int ldc,
+          GemmVariant variant = GemmVariant::Auto);
+
+// x (N,in), w (out,in), b (out) or nullptr -> y (N,out) = act(x w^T + b); one launch
+void linear_forward(CudaContext& ctx, int N, int in, int out, Activation act, const float* x,
+                    const float* w, const float* b, float* y,
+                    GemmVariant variant = GemmVariant::Auto);
+
+// dy (N,out) of y = act(...) -> dw (out,in) = d^T x, db (out) = sum_n d, dx (N,in) = d w
+// (dx, db skipped if nullptr), d = dy * act'(y) computed on the fly; one launch
+void linear_backward(CudaContext& ctx, int N, int in, int out, Activation act, const float* x,
+                     const float* w, const float* y, const float* dy, float* dx, float* dw,
+                     float* db, GemmVariant variant = GemmVariant::Auto);
+
+}  // namespace pcnn::cuda

@@ -1,0 +1,51 @@
+// Softmax cross-entropy in one block: a thread per row (core/loss_math.hpp does the row), then a
+// fixed-order block sum into the metric accumulators, so the metrics are deterministic and no
+// atomics are needed. Batches are small enough that one block is never the bottleneck.
+#include "backends/cuda/common.cuh"
+#include "backends/cuda/cuda_check.hpp"
+#include "backends/cuda/loss.cuh"
+#include "backends/backend.hpp"
+#include "core/loss_math.hpp"
+
+namespace pcnn::cuda {
+
+namespace {
+
+// logits (N,K), labels (N) -> dlogits (N,K); metrics[0..1] += sums over rows
+__global__ void softmax_xent_kernel_block(int N, int K, const float* logits,
+                                          const int32_t* labels, float* dlogits,
+                                          float* metrics) {
+  __shared__ double red_loss[32];
+  __shared__ int red_correct[32];
+  double loss = 0.0;
+  int correct = 0;
+  for (int n = threadIdx.x; n < N; n += blockDim.x) {
+    const float* row = logits + size_t(n) * K;
+    const RowSoftmax r = row_softmax_stats(row, K);
+    const int label = labels[n];
+    loss += double(r.log_sum - (row[label] - r.max));
+    correct += r.argmax == label;
+    if (dlogits)
+      for (int k = 0; k < K; ++k)
+        dlogits[size_t(n) * K + k] = softmax_xent_grad(row[k], r, k == label, N);
+  }
+  const double loss_sum = block_sum(loss, red_loss);
+  const int correct_sum = block_sum(correct, red_correct);
+  if (threadIdx.x == 0) {
+    metrics[kMetricLossSum] += float(loss_sum);
+    metrics[kMetricCorrect] += float(correct_sum);
+  }
+}
+
+}  // namespace
+
+void softmax_cross_entropy(CudaContext& ctx, int N, int K, const float* logits,
+                           const int32_t* labels, float* dlogits, float* metrics) {
+  if (N == 0) return;
+  const int threads = N >= 1024 ? 1024 : (N + 31) / 32 * 32;
+  softmax_xent_kernel_block<<<1, threads, 0, ctx.stream()>>>(N, K, logits, labels, dlogits,
+                                                             metrics);
+  PCNN_CUDA_CHECK_LAUNCH("softmax_xent_kernel_block");
+}
+
+}  // namespace pcnn::cuda

@@ -1,0 +1,99 @@
+// Standalone pooling kernels. Backward is written as a gather: each thread owns one input
+// element and sums the windows that route to it, so there are no atomics and the sum order is
+// the serial backend's (windows in row-major order).
+#include "backends/cuda/common.cuh"
+#include "backends/cuda/cuda_check.hpp"
+#include "backends/cuda/pool2d.cuh"
+
+namespace pcnn::cuda {
+
+namespace {
+
+// x (N,C,H,W) -> y (N,C,P,Q); one thread per output
+__global__ void pool2d_forward_kernel_plain(PoolKind kind, Pool2dShape s, const float* x,
+                                            float* y) {
+  const int P = s.P(), Q = s.Q();
+  const size_t total = size_t(s.N) * s.C * P * Q;
+  const float inv_area = 1.f / float(s.window * s.window);
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += stride) {
+    const int q = int(i % Q), p = int((i / Q) % P);
+    const size_t nc = i / (size_t(P) * Q);
+    const float* win = x + (nc * s.H + size_t(p) * s.stride) * s.W + size_t(q) * s.stride;
+    float acc = kind == PoolKind::Max ? win[0] : 0.f;
+    for (int r = 0; r < s.window; ++r)
+      for (int t = 0; t < s.window; ++t) {
+        const float v = win[r * s.W + t];
+        if (kind == PoolKind::Max) {
+          if (v > acc) acc = v;
+        } else {
+          acc += v;
+        }
+      }
+    y[i] = kind == PoolKind::Max ? acc : acc * inv_area;
+  }
+}
+
+// x (N,C,H,W), dy (N,C,P,Q) -> dx (N,C,H,W); one thread per input element
+__global__ void pool2d_backward_kernel_gather(PoolKind kind, Pool2dShape s, const float* x,
+                                              const float* dy, float* dx) {
+  const int P = s.P(), Q = s.Q();
+  const size_t total = size_t(s.N) * s.C * s.H * s.W;
+  const float inv_area = 1.f / float(s.window * s.window);
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += stride) {
+    const int w = int(i % s.W), h = int((i / s.W) % s.H);
+    const size_t nc = i / (size_t(s.H) * s.W);
+    const float* xi = x + nc * s.H * s.W;
+    const float* dyo = dy + nc * P * Q;
+    // Windows p with p*stride <= h < p*stride + window.
+    const int p_lo = h >= s.window ? (h - s.window) / s.stride + 1 : 0;
+    const int p_hi = min(h / s.stride, P - 1);
+    const int q_lo = w >= s.window ? (w - s.window) / s.stride + 1 : 0;
+    const int q_hi = min(w / s.stride, Q - 1);
+    float acc = 0.f;
+    for (int p = p_lo; p <= p_hi; ++p)
+      for (int q = q_lo; q <= q_hi; ++q) {
+        const float g = dyo[p * Q + q];
+        if (kind == PoolKind::Max) {
+          const int base = p * s.stride * s.W + q * s.stride;
+          int best = base;
+          for (int r = 0; r < s.window; ++r)
+            for (int t = 0; t < s.window; ++t) {
+              const int idx = base + r * s.W + t;
+              if (xi[idx] > xi[best]) best = idx;
+            }
+          if (best == h * s.W + w) acc += g;
+        } else {
+          acc += g * inv_area;
+        }
+      }
+    dx[i] = acc;
+  }
+}
+
+constexpr int kThreads = 256;
+
+}  // namespace
+
+void pool2d_forward(CudaContext& ctx, PoolKind kind, const Pool2dShape& s, const float* x,
+                    float* y) {
+  PCNN_CHECK(kind != PoolKind::None, "cuda pool2d_forward: pool kind None");
+  const size_t total = s.y_size();
+  if (total == 0) return;
+  pool2d_forward_kernel_plain<<<grid_for(total, kThreads, ctx.sm_count()), kThreads, 0,
+                                ctx.stream()>>>(kind, s, x, y);
+  PCNN_CUDA_CHECK_LAUNCH("pool2d_forward_kernel_plain");
+}
+
+void pool2d_backward(CudaContext& ctx, PoolKind kind, const Pool2dShape& s, const float* x,
+                     const float* dy, float* dx) {
+  PCNN_CHECK(kind != PoolKind::None, "cuda pool2d_backward: pool kind None");
+  const size_t total = s.x_size();
+  if (total == 0) return;
+  pool2d_backward_kernel_gather<<<grid_for(total, kThreads, ctx.sm_count()), kThreads, 0,
+                                  ctx.stream()>>>(kind, s, x, dy, dx);
+  PCNN_CUDA_CHECK_LAUNCH("pool2d_backward_kernel_gather");
+}
+
+}  // namespace pcnn::cuda

@@ -1,0 +1,90 @@
+// Kernel lab, whole step: training images per second of LeNet-5 and Simard-2003 on the GPU
+// backends compiled in (cuda, cudnn), batch 64 and 1024, through the real Model and Trainer
+// (gather, forward, loss, backward, update, counter++), the step replayed as a CUDA graph
+// (and once without, to show what the graph saves). Synthetic uint8 images, so no data files.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backends/registry.hpp"
+#include "core/check.hpp"
+#include "models/model.hpp"
+#include "train/trainer.hpp"
+
+using namespace pcnn;
+
+namespace {
+
+Dataset random_dataset(int count, int h, int w) {
+  Dataset d;
+  d.count = count; d.height = h; d.width = w;
+  d.images.resize(size_t(count) * h * w);
+  d.labels.resize(count);
+  std::mt19937 gen(5);
+  for (auto& p : d.images) p = uint8_t(gen() & 255u);
+  for (auto& l : d.labels) l = int32_t(gen() % 10u);
+  return d;
+}
+
+// Median images/s over `rounds` timed runs of `steps` steps each (after warm-up steps, which
+// include the eager first step and the captured second one).
+double images_per_s(Backend& be, const std::string& model, int batch, bool graphs,
+                    const std::string& opt, int steps, int rounds) {
+  const Dataset data = random_dataset(std::max(8192, batch * 8), 28, 28);
+  Model m(be, builtin_model(model), batch, 42);
+  TrainConfig cfg;
+  cfg.batch = batch;
+  cfg.graphs = graphs;
+  cfg.optimizer.kind = opt;
+  Trainer t(be, m, data, {0.2f, 3.f}, cfg);
+  for (int i = 0; i < 10; ++i) t.step();
+  t.synchronize();
+  std::vector<double> rates;
+  for (int r = 0; r < rounds; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < steps; ++i) t.step();
+    t.synchronize();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    rates.push_back(double(steps) * batch / s);
+  }
+  std::sort(rates.begin(), rates.end());
+  return rates[rates.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    std::vector<std::string> backends;
+    for (const auto& e : compiled_backends())
+      if ((e.name == "cuda" || e.name == "cudnn") && unusable_reason(e.name).empty())
+        backends.push_back(e.name);
+    if (argc > 1) backends = {argv[1]};
+    PCNN_CHECK(!backends.empty(), "step_lab: no usable GPU backend");
+    std::printf("%-8s %-11s %6s %-5s %-6s %14s %10s\n", "backend", "model", "batch", "opt",
+                "graph", "images/s", "us/step");
+    for (const auto& name : backends) {
+      auto be = make_backend(name);
+      if (name == backends.front()) std::printf("device: %s\n", be->device_name().c_str());
+      for (const std::string model : {"lenet5", "simard2003"})
+        for (int batch : {64, 1024})
+          for (bool graphs : {true, false})
+            for (const std::string opt : {"sgd", "adam"}) {
+              if (!graphs && opt == "adam") continue;
+              if (model == "simard2003" && opt == "adam") continue;
+              const int steps = batch == 64 ? 400 : 100;
+              const double ips = images_per_s(*be, model, batch, graphs, opt, steps, 5);
+              std::printf("%-8s %-11s %6d %-5s %-6s %14.0f %10.1f\n", name.c_str(), model.c_str(),
+                          batch, opt.c_str(), graphs ? "yes" : "no", ips, 1e6 * batch / ips);
+              std::fflush(stdout);
+            }
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "step_lab: %s\n", e.what());
+    return 2;
+  }
+}
