@@ -1,8 +1,8 @@
 // OpenMP convolution: the batch is split statically among the threads and each image is done
 // whole by one thread (an implicit-im2col GEMM on that thread, see conv_gemm.hpp), so
 // forward and data-gradient outputs are owned by one thread each. The weight and bias gradients
-// are batch sums: each thread accumulates its images into a private partial, and the partials
-// are added in thread order. The fused entry points run conv + bias + activation + pooling (or
+// are batch sums: each fixed group of images sums into its own slot, and the slots are added in
+// group order (batch_partials.hpp), so they do not depend on the thread count either. The fused entry points run conv + bias + activation + pooling (or
 // their gradients) per image inside one parallel region, while the image is still in cache.
 #include <omp.h>
 
@@ -42,7 +42,7 @@ void backward_data_image(const Conv2dShape& s, const ConvTables& t, const float*
 }
 
 // x_n (C,H,W), dy_n (K,PQ) -> dw (K,CRS) (+)= dy_n col_n^T and db (K) (+)= row sums of dy_n,
-// into the thread's partial; the first image of a thread overwrites.
+// into a group's slot; the group's first image overwrites.
 void backward_weights_image(const Conv2dShape& s, const ConvTables& t, const float* xn,
                             const float* dyn, bool first, float* dw, float* db,
                             ThreadScratch& ts) {
@@ -107,20 +107,22 @@ void OpenMPBackend::conv2d_backward_weights(const Conv2dShape& s, const float* x
   const size_t in = size_t(s.C) * s.H * s.W, out = size_t(s.K) * s.P() * s.Q();
   const size_t wn = s.w_size();
   conv_tables_.build(s);
+  partials_.prepare(s.N, wn + size_t(s.K));
 #pragma omp parallel num_threads(threads_) if (s.N > 1)
   {
     const int tid = omp_get_thread_num(), nt = omp_get_num_threads();
     ThreadScratch& ts = scratch(tid);
-    float* part = omp::ensure(ts.partial, wn + size_t(s.K));
-    const auto images = omp::share(s.N, nt, tid);
-    if (images.begin == images.end)
-      for (size_t i = 0; i < wn + size_t(s.K); ++i) part[i] = 0.f;
-    for (int n = images.begin; n < images.end; ++n)
-      backward_weights_image(s, conv_tables_, x + size_t(n) * in, dy + size_t(n) * out,
-                             n == images.begin, part, part + wn, ts);
+    const int G = partials_.groups();
+    for (int g = tid; g < G; g += nt) {
+      float* part = partials_.slot(g);
+      const auto images = omp::share(s.N, G, g);
+      for (int n = images.begin; n < images.end; ++n)
+        backward_weights_image(s, conv_tables_, x + size_t(n) * in, dy + size_t(n) * out,
+                               n == images.begin, part, part + wn, ts);
+    }
 #pragma omp barrier
-    reduce_partials(tid, nt, 0, wn, dw);
-    if (db) reduce_partials(tid, nt, wn, size_t(s.K), db);
+    partials_.reduce(tid, nt, 0, wn, dw);
+    if (db) partials_.reduce(tid, nt, wn, size_t(s.K), db);
   }
 }
 
@@ -153,8 +155,8 @@ void OpenMPBackend::conv2d_fused_forward(const Conv2dShape& s, const ConvEpilogu
   }
 }
 
-// dy (gradient of y) -> d(act_out) per image in the thread's scratch -> dw, db (partials added
-// in thread order) and dx (per image).
+// dy (gradient of y) -> d(act_out) per image in the thread's scratch -> dw, db (group slots
+// added in group order) and dx (per image).
 void OpenMPBackend::conv2d_fused_backward(const Conv2dShape& s, const ConvEpilogue& epi,
                                           const float* x, const float* w, const float* act_out,
                                           const float* dy, float* /*scratch*/, float* dx,
@@ -164,35 +166,37 @@ void OpenMPBackend::conv2d_fused_backward(const Conv2dShape& s, const ConvEpilog
   const size_t pooled = epi.pool == PoolKind::None ? PQ : size_t(ps.P()) * ps.Q();
   const size_t wn = s.w_size();
   conv_tables_.build(s);
+  partials_.prepare(s.N, wn + size_t(s.K));
 #pragma omp parallel num_threads(threads_) if (s.N > 1)
   {
     const int tid = omp_get_thread_num(), nt = omp_get_num_threads();
     ThreadScratch& ts = scratch(tid);
-    float* part = omp::ensure(ts.partial, wn + size_t(s.K));
     float* grad = omp::ensure(ts.grad, out);
-    const auto images = omp::share(s.N, nt, tid);
-    if (images.begin == images.end)
-      for (size_t i = 0; i < wn + size_t(s.K); ++i) part[i] = 0.f;
-    for (int n = images.begin; n < images.end; ++n) {
-      const float* an = act_out + size_t(n) * out;
-      const float* dyn = dy + size_t(n) * s.K * pooled;
-      const float* d_act = dyn;  // gradient of this image's act_out, (K,PQ)
-      if (epi.pool != PoolKind::None) {
-        for (int k = 0; k < s.K; ++k)
-          omp::pool_backward_plane(epi.pool, ps, an + k * PQ, dyn + k * pooled, grad + k * PQ);
-        d_act = grad;
+    const int G = partials_.groups();
+    for (int g = tid; g < G; g += nt) {
+      float* part = partials_.slot(g);
+      const auto images = omp::share(s.N, G, g);
+      for (int n = images.begin; n < images.end; ++n) {
+        const float* an = act_out + size_t(n) * out;
+        const float* dyn = dy + size_t(n) * s.K * pooled;
+        const float* d_act = dyn;  // gradient of this image's act_out, (K,PQ)
+        if (epi.pool != PoolKind::None) {
+          for (int k = 0; k < s.K; ++k)
+            omp::pool_backward_plane(epi.pool, ps, an + k * PQ, dyn + k * pooled, grad + k * PQ);
+          d_act = grad;
+        }
+        if (epi.act != Activation::None) {
+          omp::act_backward_span(epi.act, out, an, d_act, grad);
+          d_act = grad;
+        }
+        backward_weights_image(s, conv_tables_, x + size_t(n) * in, d_act, n == images.begin,
+                               part, part + wn, ts);
+        if (dx) backward_data_image(s, conv_tables_, d_act, w, dx + size_t(n) * in, ts);
       }
-      if (epi.act != Activation::None) {
-        omp::act_backward_span(epi.act, out, an, d_act, grad);
-        d_act = grad;
-      }
-      backward_weights_image(s, conv_tables_, x + size_t(n) * in, d_act, n == images.begin, part,
-                             part + wn, ts);
-      if (dx) backward_data_image(s, conv_tables_, d_act, w, dx + size_t(n) * in, ts);
     }
 #pragma omp barrier
-    reduce_partials(tid, nt, 0, wn, dw);
-    if (db) reduce_partials(tid, nt, wn, size_t(s.K), db);
+    partials_.reduce(tid, nt, 0, wn, dw);
+    if (db) partials_.reduce(tid, nt, wn, size_t(s.K), db);
   }
 }
 

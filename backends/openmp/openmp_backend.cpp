@@ -1,5 +1,5 @@
-// OpenMP backend: identity, thread count, parallel fill / copy, the fixed-order reduction of
-// per-thread partials, and the factory for the registry.
+// OpenMP backend: identity, thread count, parallel fill / copy, and the factory for the
+// registry.
 #include "backends/openmp/openmp_backend.hpp"
 
 #include <omp.h>
@@ -45,15 +45,6 @@ void OpenMPBackend::copy(void* dst, const void* src, size_t bytes) {
     const size_t begin = std::min(bytes, chunk * size_t(tid));
     const size_t end = std::min(bytes, begin + chunk);
     if (end > begin) std::memcpy(d + begin, s + begin, end - begin);
-  }
-}
-
-void OpenMPBackend::reduce_partials(int tid, int nt, size_t offset, size_t n, float* out) {
-  const auto r = omp::share(n, nt, tid);
-  for (size_t i = r.begin; i < r.end; ++i) {
-    float acc = scratch_[0].partial[offset + i];
-    for (int t = 1; t < nt; ++t) acc += scratch_[size_t(t)].partial[offset + i];
-    out[i] = acc;
   }
 }
 

@@ -1,14 +1,15 @@
 // The OpenMP backend: multi-core CPU kernels over host memory. Every hot kernel runs in one
 // parallel region with a static split in which each thread owns whole outputs (images, channel
-// planes, rows, GEMM tiles); where outputs are sums over the batch (weight and bias gradients,
-// loss metrics) each thread keeps a private partial and the partials are added in thread order.
-// So results are deterministic for a given thread count. Memory management, increment and other
-// trivial entry points come from SerialBackend.
+// planes, rows, GEMM tiles), each summed in an order fixed by the shapes; where outputs are sums
+// over the batch (weight and bias gradients, loss metrics) a fixed set of image groups keeps one
+// partial each, added in group order. So results are deterministic, and the same for any thread
+// count. Memory management, increment and other trivial entry points come from SerialBackend.
 #pragma once
 
 #include <algorithm>
 #include <vector>
 
+#include "backends/openmp/batch_partials.hpp"
 #include "backends/openmp/conv_gemm.hpp"
 #include "backends/openmp/gemm_block.hpp"
 #include "backends/serial/serial_backend.hpp"
@@ -36,10 +37,7 @@ struct alignas(64) ThreadScratch {
   std::vector<float> dxpad;    // gradient of that padded image
   std::vector<float> col;      // w^T dy of one image (data gradient), before col2im
   std::vector<float> grad;     // d(activation output) of one image (fused backward)
-  std::vector<float> partial;  // this thread's share of a batch sum (dw, db)
   GemmPack pack;
-  double loss = 0.0;  // this thread's share of a loss sum
-  int correct = 0;
 };
 
 // Grows v to at least n floats and returns its data.
@@ -107,13 +105,11 @@ class OpenMPBackend : public SerialBackend {
 
  private:
   omp::ThreadScratch& scratch(int tid) { return scratch_[size_t(tid)]; }
-  // Adds each thread's partial[0..n) into out[0..n) (overwriting it) in thread order; called by
-  // every thread of the region, after a barrier; splits out among the threads.
-  void reduce_partials(int tid, int nt, size_t offset, size_t n, float* out);
 
   int threads_;
   std::vector<omp::ThreadScratch> scratch_;  // one per thread
   omp::ConvTables conv_tables_;              // of the convolution being run, built per call
+  omp::GroupPartials partials_;              // batch sums of the weight gradient being run
 };
 
 }  // namespace pcnn
