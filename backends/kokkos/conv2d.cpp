@@ -2,6 +2,9 @@
 // never built, its elements are read from a zero-padded copy of x (or dy) while a team stages
 // its tile in scratch. Strided data gradients, whose taps are not a plain sum of a row and a
 // column offset, go through a column buffer and a gathering col2im instead.
+#include <cstdlib>
+#include <string>
+
 #include "backends/kokkos/gemm.hpp"
 #include "backends/kokkos/kokkos_backend.hpp"
 #include "backends/kokkos/pool2d.hpp"
@@ -23,6 +26,117 @@ void pad_planes(const float* x, int planes, int H, int W, int top, int left, int
       dst[wp] = inside && unsigned(wp - left) < unsigned(W) ? src[wp] : 0.f;
     });
   });
+}
+
+// Data gradient, one team per (image n, input channel c): the columns of that plane,
+// col (RS, PQ) = w[:, c]^T (RS, K) * dy_n (K, PQ), are computed into team scratch and folded
+// back into the dx plane (col2im) while still there; nothing but dx leaves the team, so there is
+// no column buffer in memory and no atomics. Used while the three tiles fit in scratch.
+struct DataGradPlanes {
+  static constexpr int MR = GemmConfig::MR, NR = GemmConfig::NR;
+  Conv2dShape s;
+  int P, Q, RS, PQ, TM, TN;  // TM, TN: RS and PQ rounded up to the register block
+  const float* dy;
+  const float* w;
+  float* dx;
+
+  static DataGradPlanes make(const Conv2dShape& s, const float* dy, const float* w, float* dx) {
+    DataGradPlanes k{s, s.P(), s.Q(), s.R * s.S, s.P() * s.Q(), 0, 0, dy, w, dx};
+    k.TM = (k.RS + MR - 1) / MR * MR;
+    k.TN = (k.PQ + NR - 1) / NR * NR;
+    return k;
+  }
+  size_t scratch_bytes() const {
+    return ScratchView<float>::shmem_size(size_t(s.K) * TM) +
+           ScratchView<float>::shmem_size(size_t(s.K) * TN) +
+           ScratchView<float>::shmem_size(size_t(TM) * TN);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const int n = team.league_rank() / s.C, c = team.league_rank() % s.C;
+    const int K = s.K, H = s.H, W = s.W, stride = s.stride, pad = s.pad;
+    ScratchView<float> as(team.team_scratch(0), size_t(K) * TM);  // as(k*TM + rs) = w[k][c][rs]
+    ScratchView<float> bs(team.team_scratch(0), size_t(K) * TN);  // bs(k*TN + pq) = dy[n][k][pq]
+    ScratchView<float> cs(team.team_scratch(0), size_t(TM) * TN);  // cs(rs*TN + pq) = col
+    // Rows of w[:, c] and of dy_n, zero-padded to the register block.
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, K), [&](int k) {
+      const float* wk = w + (size_t(k) * s.C + c) * RS;
+      const float* dyk = dy + (size_t(n) * K + k) * PQ;
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, TM),
+                           [&](int rs) { as(k * TM + rs) = rs < RS ? wk[rs] : 0.f; });
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, TN),
+                           [&](int pq) { bs(k * TN + pq) = pq < PQ ? dyk[pq] : 0.f; });
+    });
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TM * TN), [&](int e) { cs(e) = 0.f; });
+    team.team_barrier();
+    const int blocks_n = TN / NR;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, (TM / MR) * blocks_n), [&](int u) {
+      const int mi = (u / blocks_n) * MR, ni = (u % blocks_n) * NR;
+      micro_tile(as.data() + mi, TM, bs.data() + ni, TN, cs.data() + mi * TN + ni, TN, K);
+    });
+    team.team_barrier();
+
+    float* dxp = dx + (size_t(n) * s.C + c) * H * W;
+    if constexpr (kOnHost) {
+      // One thread owns the plane: add each tap's rows where they belong (the reference's order).
+      for (int i = 0; i < H * W; ++i) dxp[i] = 0.f;
+      for (int r = 0; r < s.R; ++r)
+        for (int t = 0; t < s.S; ++t) {
+          const float* col = cs.data() + (r * s.S + t) * TN;
+          // Output columns q whose tap t lands inside the image: 0 <= q*stride - pad + t < W.
+          const int q_lo = t >= pad ? 0 : (pad - t + stride - 1) / stride;
+          int q_hi = (W - 1 + pad - t) / stride;  // inclusive
+          if (q_hi > Q - 1) q_hi = Q - 1;
+          for (int p = 0; p < P; ++p) {
+            const int h = p * stride - pad + r;
+            if (h < 0 || h >= H) continue;
+            float* out = dxp + h * W - pad + t;
+            const float* in = col + p * Q;
+            if (stride == 1) {
+              for (int q = q_lo; q <= q_hi; ++q) out[q] += in[q];
+            } else {
+              for (int q = q_lo; q <= q_hi; ++q) out[q * stride] += in[q];
+            }
+          }
+        }
+    } else {
+      // Threads split the plane's pixels; each gathers its taps from scratch.
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, H * W), [&](int i) {
+        const int h = i / W, x = i - h * W;
+        float acc = 0.f;
+        for (int r = 0; r < s.R; ++r) {
+          int p = h + pad - r;
+          if (p < 0) break;
+          if (p % stride) continue;
+          p /= stride;
+          if (p >= P) continue;
+          for (int t = 0; t < s.S; ++t) {
+            int q = x + pad - t;
+            if (q < 0) break;
+            if (q % stride) continue;
+            q /= stride;
+            if (q < Q) acc += cs((r * s.S + t) * TN + p * Q + q);
+          }
+        }
+        dxp[i] = acc;
+      });
+    }
+  }
+};
+
+// PCNN_KOKKOS_DGRAD=planes|full|columns forces one data-gradient path (tests and timing of the
+// paths the shape heuristic would not pick); unset or anything else: the heuristic.
+enum class DataGradPath { Auto, Planes, Full, Columns };
+DataGradPath forced_data_grad_path() {
+  static const DataGradPath path = [] {
+    const char* v = std::getenv("PCNN_KOKKOS_DGRAD");
+    const std::string name = v ? v : "";
+    return name == "planes" ? DataGradPath::Planes
+           : name == "full"  ? DataGradPath::Full
+           : name == "columns" ? DataGradPath::Columns
+                               : DataGradPath::Auto;
+  }();
+  return path;
 }
 
 }  // namespace kk
@@ -66,11 +180,25 @@ void KokkosBackend::conv2d_backward_data(const Conv2dShape& s, const float* dy, 
                                          float* dx) {
   const int P = s.P(), Q = s.Q(), PQ = P * Q, RS = s.R * s.S, CRS = s.C * RS, HW = s.H * s.W;
   const int top = s.R - 1 - s.pad, left = s.S - 1 - s.pad;
-  // Two ways: the "full" convolution of dy reads the padded dy for every dx pixel (C*H*W*K*R*S
-  // multiply-adds per image, many of them on padding); the column path does K*CRS*PQ, the
-  // minimum, but writes and re-reads a column buffer. Take the full convolution when it costs
-  // less than twice the minimum.
-  const bool full = s.stride == 1 && top >= 0 && left >= 0 && HW < 2 * PQ;
+  // Per plane in scratch when it fits (the minimum K*CRS*PQ multiply-adds per image, nothing
+  // extra through memory). Otherwise the "full" convolution of dy, which reads the padded dy for
+  // every dx pixel (C*H*W*K*R*S per image, some of it on padding) while that costs less than
+  // twice the minimum, else the column buffer.
+  const DataGradPlanes planes = DataGradPlanes::make(s, dy, w, dx);
+  const size_t scratch = planes.scratch_bytes();
+  const DataGradPath forced = forced_data_grad_path();
+  if (forced == DataGradPath::Planes ||
+      (forced == DataGradPath::Auto &&
+       scratch <= (kOnHost ? size_t(256) << 10 : size_t(40) << 10))) {
+    TeamPolicy policy(s.N * s.C, kOnHost ? 1 : 128);
+    policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
+    Kokkos::parallel_for("pcnn::conv2d_backward_data[planes]", policy, planes);
+    return;
+  }
+  const bool full_possible = s.stride == 1 && top >= 0 && left >= 0;
+  const bool full = forced == DataGradPath::Full ? full_possible
+                    : forced == DataGradPath::Columns ? false
+                                                       : full_possible && HW < 2 * PQ;
   if (full) {
     // dx (C, N*HW) = w' (C, KRS) * dcol (KRS, N*HW): the "full" convolution of dy, padded by
     // R-1-pad, with the flipped filter: dcol(krs, nhw) = dy[n, k, h+pad-r, w+pad-s]

@@ -195,6 +195,27 @@ struct GemmPlan {
 };
 GemmPlan plan_gemm(int M, int N, int K);
 
+// One thread's register block: C (MR,NR) += sum over k < kv of A(k,i) B(k,j), with
+// A(k,i) = A[k*lda + i], B(k,j) = B[k*ldb + j], C(i,j) = C[i*ldc + j] (staged tiles, k-major).
+KOKKOS_INLINE_FUNCTION void micro_tile(const float* A, int lda, const float* B, int ldb, float* C,
+                                       int ldc, int kv) {
+  constexpr int MR = GemmConfig::MR, NR = GemmConfig::NR;
+  float acc[MR][NR];
+  for (int ii = 0; ii < MR; ++ii)
+    for (int jj = 0; jj < NR; ++jj) acc[ii][jj] = C[ii * ldc + jj];
+  for (int k = 0; k < kv; ++k) {
+    // A local copy of the B row lets the compiler keep acc in vector registers.
+    float bk[NR];
+    for (int jj = 0; jj < NR; ++jj) bk[jj] = B[k * ldb + jj];
+    for (int ii = 0; ii < MR; ++ii) {
+      const float av = A[k * lda + ii];
+      for (int jj = 0; jj < NR; ++jj) acc[ii][jj] += av * bk[jj];
+    }
+  }
+  for (int ii = 0; ii < MR; ++ii)
+    for (int jj = 0; jj < NR; ++jj) C[ii * ldc + jj] = acc[ii][jj];
+}
+
 template <class OpA, class OpB, class OutCols>
 struct TiledGemmKernel {
   static constexpr int MR = GemmConfig::MR, NR = GemmConfig::NR;
@@ -311,24 +332,8 @@ struct TiledGemmKernel {
       const int blocks_n = TN / NR;
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, (TM / MR) * blocks_n), [&](int u) {
         const int mi = (u / blocks_n) * MR, ni = (u % blocks_n) * NR;
-        if (mi >= mv || ni >= nv) return;
-        const float* A = as.data() + mi;
-        const float* B = bs.data() + ni;
-        float* C = cs.data() + mi * TN + ni;
-        float acc[MR][NR];
-        for (int ii = 0; ii < MR; ++ii)
-          for (int jj = 0; jj < NR; ++jj) acc[ii][jj] = C[ii * TN + jj];
-        for (int k = 0; k < kv; ++k) {
-          // A local copy of the B row lets the compiler keep acc in vector registers.
-          float bk[NR];
-          for (int jj = 0; jj < NR; ++jj) bk[jj] = B[k * TN + jj];
-          for (int ii = 0; ii < MR; ++ii) {
-            const float av = A[k * TM + ii];
-            for (int jj = 0; jj < NR; ++jj) acc[ii][jj] += av * bk[jj];
-          }
-        }
-        for (int ii = 0; ii < MR; ++ii)
-          for (int jj = 0; jj < NR; ++jj) C[ii * TN + jj] = acc[ii][jj];
+        if (mi < mv && ni < nv)
+          micro_tile(as.data() + mi, TM, bs.data() + ni, TN, cs.data() + mi * TN + ni, TN, kv);
       });
     }
     team.team_barrier();

@@ -32,6 +32,12 @@ inline TeamPolicy row_policy(size_t rows) {
   return kOnHost ? TeamPolicy(int(rows), 1) : TeamPolicy(int(rows), 1, 32);
 }
 
+// One team per image plane: its rows across the team's threads, a row's elements across vector
+// lanes (a CPU thread walks the whole plane).
+inline TeamPolicy plane_policy(size_t planes) {
+  return kOnHost ? TeamPolicy(int(planes), 1) : TeamPolicy(int(planes), 4, 32);
+}
+
 // Team size for simple one-team-per-row kernels: one thread per team on a CPU (the team loop then
 // vectorises), a few warps on a GPU.
 inline int row_team_size() { return kOnHost ? 1 : 128; }
