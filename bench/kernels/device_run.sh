@@ -3,12 +3,12 @@
 # cudnn) backends plus this kernel lab, then the cuda backend's tests, the labs and the
 # whole-step lab, each under its own time limit, logs in $OUT. Header-only dependencies come
 # from .deps/cuda-dev/include (carried; see notes/cuda.md).
-# Usage: bench/kernels/device_run.sh [sanitize] [labs...]   (default labs: all)
+# Usage: bench/kernels/device_run.sh [memcheck|racecheck] [labs...]   (default labs: all)
 set -uo pipefail
 out=${OUT:-/tmp/pcnn-out}
 mkdir -p "$out"
-sanitize=0
-if [ "${1:-}" = sanitize ]; then sanitize=1; shift; fi
+sanitize=""
+case "${1:-}" in memcheck|racecheck) sanitize=$1; shift;; esac
 labs=${*:-"tests conv gemm optimizer step"}
 t0=$(date +%s)
 stamp() { echo "[$(( $(date +%s) - t0 ))s] $*"; }
@@ -39,9 +39,8 @@ run() {  # name limit command...   (appends to $out/name.log)
 }
 k=build-gpu/bench/kernels
 case "$labs" in *tests*) run tests 240 build-gpu/tests/pcnn_tests --backend cuda --test-suite=backend;; esac
-if [ $sanitize = 1 ]; then
-  run sanitize 150 compute-sanitizer --tool memcheck --print-limit 20 $k/pcnn_conv_lab --check-only
-  run sanitize 150 compute-sanitizer --tool racecheck --print-limit 20 $k/pcnn_conv_lab --check-only
+if [ -n "$sanitize" ]; then
+  run sanitize 100 compute-sanitizer --tool $sanitize --print-limit 20 $k/pcnn_conv_lab --check-only
 fi
 case "$labs" in *conv*) run conv_lab 200 $k/pcnn_conv_lab;; esac
 case "$labs" in *gemm*) run gemm_lab 120 $k/pcnn_gemm_lab;; esac
