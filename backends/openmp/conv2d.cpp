@@ -1,9 +1,10 @@
 // OpenMP convolution: the batch is split statically among the threads and each image is done
-// whole by one thread (an implicit-im2col GEMM on that thread, see conv_gemm.hpp), so
-// forward and data-gradient outputs are owned by one thread each. The weight and bias gradients
-// are batch sums: each fixed group of images sums into its own slot, and the slots are added in
-// group order (batch_partials.hpp), so they do not depend on the thread count either. The fused entry points run conv + bias + activation + pooling (or
-// their gradients) per image inside one parallel region, while the image is still in cache.
+// whole by one thread (an implicit-im2col GEMM on that thread, see conv_gemm.hpp), so forward
+// and data-gradient outputs are owned by one thread each. The weight and bias gradients are
+// batch sums: each fixed group of images sums into its own slot, and the slots are added in
+// group order (batch_partials.hpp), so they do not depend on the thread count either. The fused
+// entry points run conv + bias + activation + pooling (or their gradients) per image inside one
+// parallel region, while the image is still in cache.
 #include <omp.h>
 
 #include <algorithm>

@@ -41,18 +41,17 @@ const float* padded_image(const Conv2dShape& s, const ConvTables& t, const float
 void conv_forward_gemm(const Conv2dShape& s, const ConvTables& t, const float* xp,
                        const float* w, float* yn, GemmPack& pack) {
   const int PQ = s.P() * s.Q(), CRS = s.C * s.R * s.S;
-  kernel::gemm_core(false, s.K, PQ, CRS, 1.f, w, CRS,
-                    kernel::OffsetB{xp, t.row_off.data(), t.col_off.data(), t.col_runs.data()}, 0.f,
-                    kernel::MatrixC{yn, PQ}, pack);
+  const kernel::OffsetB col{xp, t.row_off.data(), t.col_off.data(), t.col_runs.data()};
+  kernel::gemm_core(false, s.K, PQ, CRS, 1.f, w, CRS, col, 0.f, kernel::MatrixC{yn, PQ}, pack);
 }
 
 void conv_weights_gemm(const Conv2dShape& s, const ConvTables& t, const float* xp,
                        const float* dyn, float beta, float* dw, GemmPack& pack) {
   const int PQ = s.P() * s.Q(), CRS = s.C * s.R * s.S;
   // B = col^T: its k index is pq and its j index crs, so the two tables swap roles.
-  kernel::gemm_core(false, s.K, CRS, PQ, 1.f, dyn, PQ,
-                    kernel::OffsetB{xp, t.col_off.data(), t.row_off.data(), t.row_runs.data()}, beta,
-                    kernel::MatrixC{dw, CRS}, pack);
+  const kernel::OffsetB col_t{xp, t.col_off.data(), t.row_off.data(), t.row_runs.data()};
+  kernel::gemm_core(false, s.K, CRS, PQ, 1.f, dyn, PQ, col_t, beta, kernel::MatrixC{dw, CRS},
+                    pack);
 }
 
 void conv_data_gemm(const Conv2dShape& s, const ConvTables& t, const float* w, const float* dyn,

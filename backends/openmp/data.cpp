@@ -15,6 +15,7 @@ void gather_one(const DeviceDataset& data, const BatchLayout& layout, int j, uin
 }
 }  // namespace
 
+// data (count,H,W) uint8, *step -> x (batch,1,out_h,out_w) of shuffled samples, y (batch)
 void OpenMPBackend::gather_train_batch(const DeviceDataset& data, const int32_t* step,
                                        int steps_per_epoch, uint32_t seed,
                                        const BatchLayout& layout, float* x, int32_t* y) {
@@ -24,6 +25,7 @@ void OpenMPBackend::gather_train_batch(const DeviceDataset& data, const int32_t*
     gather_one(data, layout, j, shuffle_index(pos.first + j, data.count, pos.key), x, y);
 }
 
+// data (count,H,W) uint8 -> x (batch,1,out_h,out_w), y (batch) of samples first.. in order
 void OpenMPBackend::gather_batch(const DeviceDataset& data, int first, const BatchLayout& layout,
                                  float* x, int32_t* y) {
 #pragma omp parallel for num_threads(threads_) schedule(static) if (layout.batch > 1)
