@@ -22,13 +22,19 @@ constexpr int MR = kGemmMR, NR = kGemmNR;
 // KC x NR floats of B (16 KiB) stay in L1 across the M panels; MC x KC of A (96 KiB) in L2.
 constexpr int KC = 256, MC = 96, NC = 1024;
 
-// Eight floats in one AVX register (GCC/Clang vector extension: portable, no intrinsics).
-typedef float vf8 __attribute__((vector_size(32)));
-constexpr int NV = NR / 8;
-static_assert(NR % 8 == 0, "NR must be a whole number of vf8");
+// One SIMD register of floats (GCC/Clang vector extension: portable, no intrinsics): eight with
+// AVX, four with plain SSE builds.
+#if defined(__AVX__)
+constexpr int kLanes = 8;
+#else
+constexpr int kLanes = 4;
+#endif
+typedef float vfloat __attribute__((vector_size(kLanes * sizeof(float))));
+constexpr int NV = NR / kLanes;
+static_assert(NR % kLanes == 0, "NR must be a whole number of registers");
 
-inline vf8 load8(const float* p) {
-  vf8 v;
+inline vfloat load_vec(const float* p) {
+  vfloat v;
   __builtin_memcpy(&v, p, sizeof v);
   return v;
 }
@@ -100,8 +106,8 @@ struct OffsetB {
     for (int jp = 0; jp < nc; jp += NR) {
       const int cols = std::min(NR, nc - jp);
       float* panel = out + size_t(jp) * kc;
-      const ChunkRuns& run = runs[(j0 + jp) / NR];
 #if defined(__AVX512F__)
+      const ChunkRuns& run = runs[(j0 + jp) / NR];
       if (run.count <= kMaxRuns) {
         // The usual run counts get a loop of their own, unrolled, with the runs in registers.
         switch (run.count) {
@@ -133,11 +139,11 @@ struct MatrixC {
   float* C;
   int ldc;
   template <int ROWS>
-  void store(const vf8 (&acc)[ROWS][NV], int i, int j, int cols, float beta) const {
+  void store(const vfloat (&acc)[ROWS][NV], int i, int j, int cols, float beta) const {
     for (int r = 0; r < ROWS; ++r) {
       float* c = C + size_t(i + r) * ldc + j;
       if (beta == 0.f && cols == NR) {
-        for (int v = 0; v < NV; ++v) __builtin_memcpy(c + 8 * v, &acc[r][v], sizeof(vf8));
+        for (int v = 0; v < NV; ++v) __builtin_memcpy(c + kLanes * v, &acc[r][v], sizeof(vfloat));
         continue;
       }
       float out[NR];
@@ -158,10 +164,10 @@ struct MatrixC {
 template <int ROWS, class Sink>
 inline void micro_kernel(int kc, const float* __restrict a, const float* __restrict b,
                          const Sink& sink, int i, int j, int cols, float beta) {
-  vf8 acc[ROWS][NV] = {};
+  vfloat acc[ROWS][NV] = {};
   for (int k = 0; k < kc; ++k) {
-    vf8 bk[NV];
-    for (int v = 0; v < NV; ++v) bk[v] = load8(b + size_t(k) * NR + 8 * v);
+    vfloat bk[NV];
+    for (int v = 0; v < NV; ++v) bk[v] = load_vec(b + size_t(k) * NR + kLanes * v);
     const float* ak = a + size_t(k) * MR;
     for (int r = 0; r < ROWS; ++r)
       for (int v = 0; v < NV; ++v) acc[r][v] += ak[r] * bk[v];
