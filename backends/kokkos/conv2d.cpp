@@ -2,6 +2,7 @@
 // never built, its elements are read from a zero-padded copy of x (or dy) while a team stages
 // its tile in scratch. Strided data gradients, whose taps are not a plain sum of a row and a
 // column offset, go through a column buffer and a gathering col2im instead.
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -139,6 +140,9 @@ DataGradPath forced_data_grad_path() {
   return path;
 }
 
+// Whether the CPU weight gradient has a direct version for this shape (see below).
+bool has_weight_grad_direct(const Conv2dShape& s);
+
 }  // namespace kk
 
 using namespace kk;
@@ -258,15 +262,134 @@ void KokkosBackend::conv2d_backward_weights(const Conv2dShape& s, const float* x
                                             const float* dy, float* dw, float* db) {
   const int P = s.P(), Q = s.Q(), PQ = P * Q, CRS = s.C * s.R * s.S;
   const int Hp = s.H + 2 * s.pad, Wp = s.W + 2 * s.pad;
-  const float* xp = padded_input(s, x);
-  // The reduction runs over every image and pixel: long, so the plan splits it across teams.
-  const GemmPlan g = plan_gemm(s.K, CRS, s.N * PQ);
-  run_gemm("pcnn::conv2d_backward_weights", g, gather(dy, StridedMap{PQ}, BlockMap{PQ, s.K * PQ}),
-           gather(xp, PixelMap{P, Q, s.stride, Wp, s.C * Hp * Wp},
-                  WindowMap{s.R, s.S, Wp, Hp * Wp, false}),
-           GemmOutput<StridedMap>{dw, CRS, StridedMap{1}}, GemmEpilogue{},
-           workspace(kPartials, g.partial_floats()));
+  if (has_weight_grad_direct(s)) {
+    weight_grad_direct(s, x, dy, dw);
+  } else {
+    const float* xp = padded_input(s, x);
+    // The reduction runs over every image and pixel: long, so the plan splits it across teams.
+    const GemmPlan g = plan_gemm(s.K, CRS, s.N * PQ);
+    run_gemm("pcnn::conv2d_backward_weights", g,
+             gather(dy, StridedMap{PQ}, BlockMap{PQ, s.K * PQ}),
+             gather(xp, PixelMap{P, Q, s.stride, Wp, s.C * Hp * Wp},
+                    WindowMap{s.R, s.S, Wp, Hp * Wp, false}),
+             GemmOutput<StridedMap>{dw, CRS, StridedMap{1}}, GemmEpilogue{},
+             workspace(kPartials, g.partial_floats()));
+  }
   if (db) bias_backward(s.N, s.K, PQ, dy, db);
+}
+
+namespace kk {
+
+// CPU weight gradient as a direct correlation (stride 1). On a CPU the implicit GEMM spends its
+// time transposing im2col into its B tile; here image rows are read as they lie. Work item
+// (c, r, image group) keeps, per k, the S shifted products of a dy row and an x row in vector
+// accumulators along q, and reduces them once at the end. Both operands are copied with rows of
+// QL (+ S - 1) floats, zeros past the data, so the loops have no bounds. The accumulators are
+// GNU vector types: compilers vectorise this loop nest badly on their own. Host compilers only;
+// the CUDA build never takes this path (has_weight_grad_direct is false there).
+#ifndef __CUDACC__
+template <int S, int QL>
+struct WeightGradDirect {
+  typedef float Lanes __attribute__((vector_size(64), aligned(4)));  // 16 floats
+  static constexpr int V = QL / 16;
+  Conv2dShape s;
+  int P, Hp, groups, KCRS;
+  const float* xq;   // (N, C, Hp, QL + S - 1): x padded by pad, rows widened
+  const float* dyq;  // (N, K, P, QL): dy rows widened
+  float* partial;    // (groups, K, C, R, S)
+
+  // KB filters k0 .. k0+KB-1 at once: they share every x row load.
+  template <int KB>
+  void filters(int k0, int c, int r, int g, int n_begin, int n_end) const {
+    constexpr int XL = QL + S - 1;
+    Lanes acc[KB][S][V] = {};
+    for (int n = n_begin; n < n_end; ++n)
+      for (int p = 0; p < P; ++p) {
+        const float* d = dyq + ((size_t(n) * s.K + k0) * P + p) * QL;
+        const float* xr = xq + ((size_t(n) * s.C + c) * Hp + p + r) * XL;
+        for (int v = 0; v < V; ++v) {
+          Lanes dv[KB];
+          for (int j = 0; j < KB; ++j) __builtin_memcpy(&dv[j], d + j * P * QL + 16 * v, sizeof(Lanes));
+          for (int t = 0; t < S; ++t) {
+            Lanes xv;
+            __builtin_memcpy(&xv, xr + 16 * v + t, sizeof xv);
+            for (int j = 0; j < KB; ++j) acc[j][t][v] += dv[j] * xv;
+          }
+        }
+      }
+    for (int j = 0; j < KB; ++j) {
+      float* out = partial + size_t(g) * KCRS + ((size_t(k0 + j) * s.C + c) * s.R + r) * S;
+      for (int t = 0; t < S; ++t) {
+        float sum = 0.f;
+        for (int v = 0; v < V; ++v)
+          for (int q = 0; q < 16; ++q) sum += acc[j][t][v][q];
+        out[t] = sum;
+      }
+    }
+  }
+
+  void operator()(const Member& team) const {
+    constexpr int KB = V == 1 ? 4 : 2;  // accumulators: KB * S * V vector registers
+    const int item = team.league_rank();
+    const int r = item % s.R, c = item / s.R % s.C, g = item / (s.R * s.C);
+    const int n_begin = int(int64_t(s.N) * g / groups);
+    const int n_end = int(int64_t(s.N) * (g + 1) / groups);
+    int k = 0;
+    for (; k + KB <= s.K; k += KB) filters<KB>(k, c, r, g, n_begin, n_end);
+    for (; k < s.K; ++k) filters<1>(k, c, r, g, n_begin, n_end);
+  }
+};
+#endif
+
+template <int S, int QL>
+void weight_grad_direct(const Conv2dShape& s, const float* x, const float* dy, float* xq,
+                        float* dyq, float* partial, int groups) {
+#ifndef __CUDACC__
+  const int P = s.P(), Q = s.Q(), Hp = s.H + 2 * s.pad;
+  pad_planes(x, s.N * s.C, s.H, s.W, s.pad, s.pad, Hp, QL + S - 1, xq);
+  pad_planes(dy, s.N * s.K, P, Q, 0, 0, P, QL, dyq);
+  const WeightGradDirect<S, QL> kernel{s, P, Hp, groups, s.K * s.C * s.R * s.S, xq, dyq, partial};
+  Kokkos::parallel_for("pcnn::conv2d_backward_weights[direct]",
+                       TeamPolicy(groups * s.C * s.R, 1), kernel);
+#else
+  (void)s; (void)x; (void)dy; (void)xq; (void)dyq; (void)partial; (void)groups;
+#endif
+}
+
+// Whether weight_grad_direct has a version for this shape.
+bool has_weight_grad_direct(const Conv2dShape& s) {
+#ifdef __CUDACC__
+  (void)s;
+  return false;
+#else
+  return kOnHost && s.stride == 1 && (s.S == 3 || s.S == 5) && s.Q() <= 32;
+#endif
+}
+
+}  // namespace kk
+
+void KokkosBackend::weight_grad_direct(const Conv2dShape& s, const float* x, const float* dy,
+                                       float* dw) {
+  const int KCRS = s.K * s.C * s.R * s.S;
+  const int threads = ExecSpace().concurrency();
+  const int groups = std::max(1, std::min(s.N, (4 * threads + s.C * s.R - 1) / (s.C * s.R)));
+  const int QL = s.Q() <= 16 ? 16 : 32;
+  float* partial = workspace(kPartials, size_t(groups) * KCRS);
+  float* xq = workspace(kPadded, size_t(s.N) * s.C * (s.H + 2 * s.pad) * (QL + s.S - 1));
+  float* dyq = workspace(kColumns, size_t(s.N) * s.K * s.P() * QL);
+  if (s.S == 3)
+    QL == 16 ? kk::weight_grad_direct<3, 16>(s, x, dy, xq, dyq, partial, groups)
+             : kk::weight_grad_direct<3, 32>(s, x, dy, xq, dyq, partial, groups);
+  else
+    QL == 16 ? kk::weight_grad_direct<5, 16>(s, x, dy, xq, dyq, partial, groups)
+             : kk::weight_grad_direct<5, 32>(s, x, dy, xq, dyq, partial, groups);
+  // Group partial sums, in group order.
+  Kokkos::parallel_for("pcnn::conv2d_backward_weights[group_sum]", range(KCRS),
+                       KOKKOS_LAMBDA(size_t e) {
+    float sum = 0.f;
+    for (int g = 0; g < groups; ++g) sum += partial[size_t(g) * KCRS + e];
+    dw[e] = sum;
+  });
 }
 
 // x -> act_out = act(conv(x, w) + b) in one pass -> y = pool(act_out)

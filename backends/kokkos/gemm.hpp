@@ -195,6 +195,19 @@ struct GemmPlan {
 };
 GemmPlan plan_gemm(int M, int N, int K);
 
+// dst[j] = src[idx[j]], j < n: a CPU thread's staging loop. The buffers never overlap; saying so
+// lets the compiler use vector gathers.
+KOKKOS_INLINE_FUNCTION void gather_row(float* KOKKOS_RESTRICT dst, const float* KOKKOS_RESTRICT src,
+                                       const int* KOKKOS_RESTRICT idx, int n) {
+  for (int j = 0; j < n; ++j) dst[j] = src[idx[j]];
+}
+
+// dst[j] = src[j], j < n (a run of consecutive elements).
+KOKKOS_INLINE_FUNCTION void copy_row(float* KOKKOS_RESTRICT dst, const float* KOKKOS_RESTRICT src,
+                                     int n) {
+  for (int j = 0; j < n; ++j) dst[j] = src[j];
+}
+
 // One thread's register block: C (MR,NR) += sum over k < kv of A(k,i) B(k,j), with
 // A(k,i) = A[k*lda + i], B(k,j) = B[k*ldb + j], C(i,j) = C[i*ldc + j] (staged tiles, k-major).
 KOKKOS_INLINE_FUNCTION void micro_tile(const float* A, int lda, const float* B, int ldb, float* C,
@@ -295,28 +308,17 @@ struct TiledGemmKernel {
       }
       team.team_barrier();
       if constexpr (kOnHost) {
-        for (int k = 0; k < kv; ++k) {
-          const float* src = a.p + a_cols(k);
-          float* dst = as.data() + k * TM;
-          for (int i = 0; i < mv; ++i) dst[i] = src[a_rows(i)];
-        }
+        for (int k = 0; k < kv; ++k) gather_row(as.data() + k * TM, a.p + a_cols(k), a_rows.data(), mv);
         if (nruns * 8 <= nv) {  // runs of 8 or more on average: copy them
           for (int k = 0; k < kv; ++k) {
             const float* src = b.p + b_rows(k);
             float* dst = bs.data() + k * TN;
-            for (int r = 0; r < nruns; ++r) {
-              const int jb = runs(r), je = runs(r + 1);
-              const float* run = src + b_cols(jb);
-              for (int j = jb; j < je; ++j) dst[j] = run[j - jb];
-            }
+            for (int r = 0; r < nruns; ++r)
+              copy_row(dst + runs(r), src + b_cols(runs(r)), runs(r + 1) - runs(r));
           }
         } else {  // short runs: one (vectorised) gather per row is cheaper
-          const int* cols = b_cols.data();
-          for (int k = 0; k < kv; ++k) {
-            const float* src = b.p + b_rows(k);
-            float* dst = bs.data() + k * TN;
-            for (int j = 0; j < nv; ++j) dst[j] = src[cols[j]];
-          }
+          for (int k = 0; k < kv; ++k)
+            gather_row(bs.data() + k * TN, b.p + b_rows(k), b_cols.data(), nv);
         }
       } else {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kv << tm_shift), [&](int e) {
@@ -348,11 +350,8 @@ struct TiledGemmKernel {
         }
         float* dst = out.p + size_t(i0 + i) * out.row_stride;
         epi.apply_row(row, nv, i0 + i, j0, dst, out_cols.data());
-        for (int r = 0; r < nout_runs; ++r) {
-          const int jb = out_runs(r), je = out_runs(r + 1);
-          float* run = dst + out_cols(jb);
-          for (int j = jb; j < je; ++j) run[j - jb] = row[j];
-        }
+        for (int r = 0; r < nout_runs; ++r)
+          copy_row(dst + out_cols(out_runs(r)), row + out_runs(r), out_runs(r + 1) - out_runs(r));
       }
     } else {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, mv << tn_shift), [&](int e) {

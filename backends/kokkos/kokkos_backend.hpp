@@ -81,6 +81,12 @@ class KokkosBackend : public Backend {
   float* workspace(Slot slot, size_t floats);
 
   const float* padded_input(const Conv2dShape& s, const float* x);
+
+ public:  // holds a Kokkos lambda, which nvcc allows only in public member functions
+  // The CPU weight gradient as a direct correlation (conv2d.cpp).
+  void weight_grad_direct(const Conv2dShape& s, const float* x, const float* dy, float* dw);
+
+ private:
   void conv_forward_impl(const Conv2dShape& s, const float* x, const float* w, const float* b,
                          Activation act, float* y);
 
