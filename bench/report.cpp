@@ -71,12 +71,13 @@ void print_layers(std::FILE* out, const BenchReport& r, const std::string& model
                    rate(l.forward_flops, l.forward).c_str(), ms(l.backward).c_str(),
                    rate(l.backward_flops, l.backward).c_str());
     }
-  for (const char* part : {"loss (softmax cross-entropy + gradient)", "SGD update"})
-    for (size_t k = 0; k < runs.size(); ++k) {
-      const Summary& s = part[0] == 'l' ? runs[k]->loss : runs[k]->update;
+  // The two parts of backward(+update) that are no layer: shown in the bwd column.
+  const std::pair<const char*, Summary ModelRun::*> parts[] = {
+      {"loss (softmax cross-entropy + gradient)", &ModelRun::loss}, {"SGD update", &ModelRun::update}};
+  for (const auto& [part, member] : parts)
+    for (size_t k = 0; k < runs.size(); ++k)
       std::fprintf(out, "%-40s %-20s %9s %8s %9s %8s\n", k ? "" : part,
-                   run_label(*runs[k]).c_str(), "-", "-", ms(s).c_str(), "-");
-    }
+                   run_label(*runs[k]).c_str(), "-", "-", ms(runs[k]->*member).c_str(), "-");
 }
 
 // ---- JSON --------------------------------------------------------------------------------
@@ -292,10 +293,9 @@ void write_layers_csv(const std::string& path, const BenchReport& r) {
          << gflops(l.forward_flops, l.forward.median) << "," << l.backward.median * 1e3 << ","
          << l.backward.min * 1e3 << "," << l.backward.max * 1e3 << ","
          << gflops(l.backward_flops, l.backward.median) << "\n";
-    for (const auto& [name, s] : {std::pair<const char*, const Summary&>{"loss", run.loss},
-                                  std::pair<const char*, const Summary&>{"update", run.update}})
-      os << head << "," << name << ",,,,," << s.median * 1e3 << "," << s.min * 1e3 << ","
-         << s.max * 1e3 << ",\n";
+    for (const Summary* s : {&run.loss, &run.update})  // no index, no forward, no FLOPs
+      os << head << "," << (s == &run.loss ? "loss" : "update") << ",,,,," << s->median * 1e3
+         << "," << s->min * 1e3 << "," << s->max * 1e3 << ",\n";
   }
   write_file(path, os.str());
 }
