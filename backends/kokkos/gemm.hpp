@@ -176,7 +176,7 @@ KOKKOS_INLINE_FUNCTION int find_runs(const int* offsets, int n, int* runs) {
 // vectorise), with a deep K slice so the accumulators in scratch are revisited rarely. GPU: 256
 // threads per 64x64 tile, 4x4 outputs each, a K slice of 16.
 struct GemmConfig {
-  static constexpr int MR = 4;
+  static constexpr int MR = kOnHost ? 8 : 4;
   static constexpr int NR = kOnHost ? 16 : 4;
   static constexpr int kMaxTM = kOnHost ? 32 : 64;
   static constexpr int kMaxTN = kOnHost ? 256 : 128;
@@ -210,9 +210,26 @@ KOKKOS_INLINE_FUNCTION void copy_row(float* KOKKOS_RESTRICT dst, const float* KO
 
 // One thread's register block: C (MR,NR) += sum over k < kv of A(k,i) B(k,j), with
 // A(k,i) = A[k*lda + i], B(k,j) = B[k*ldb + j], C(i,j) = C[i*ldc + j] (staged tiles, k-major).
+// A CPU build spells the 16-wide rows as GNU vector types: one load of B and MR broadcast
+// multiply-adds per k, which compilers do not reliably find on their own. (Host compilers
+// only: device code takes the plain loops.)
 KOKKOS_INLINE_FUNCTION void micro_tile(const float* A, int lda, const float* B, int ldb, float* C,
                                        int ldc, int kv) {
   constexpr int MR = GemmConfig::MR, NR = GemmConfig::NR;
+#if !defined(__CUDACC__)
+  if constexpr (kOnHost && NR == 16) {
+    typedef float Lanes __attribute__((vector_size(64), aligned(4)));
+    Lanes acc[MR];
+    for (int ii = 0; ii < MR; ++ii) __builtin_memcpy(&acc[ii], C + ii * ldc, sizeof(Lanes));
+    for (int k = 0; k < kv; ++k) {
+      Lanes b;
+      __builtin_memcpy(&b, B + k * ldb, sizeof b);
+      for (int ii = 0; ii < MR; ++ii) acc[ii] += A[k * lda + ii] * b;
+    }
+    for (int ii = 0; ii < MR; ++ii) __builtin_memcpy(C + ii * ldc, &acc[ii], sizeof(Lanes));
+    return;
+  }
+#endif
   float acc[MR][NR];
   for (int ii = 0; ii < MR; ++ii)
     for (int jj = 0; jj < NR; ++jj) acc[ii][jj] = C[ii * ldc + jj];

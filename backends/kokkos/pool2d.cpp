@@ -54,6 +54,30 @@ void pool_forward_planes(bool is_max, const Pool2dShape& s, const float* x, floa
   });
 }
 
+// dx[i] *= act'(y[i]) over one row, i < n, across the thread's vector lanes; one loop per
+// activation so each loop vectorises.
+KOKKOS_INLINE_FUNCTION void scale_by_derivative(const Member& team, Activation act, float* dx,
+                                                const float* y, int n) {
+  switch (act) {
+    case Activation::ReLU:
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n), [&](int i) {
+        dx[i] *= activation_derivative(Activation::ReLU, y[i]);
+      });
+      break;
+    case Activation::Tanh:
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n), [&](int i) {
+        dx[i] *= activation_derivative(Activation::Tanh, y[i]);
+      });
+      break;
+    case Activation::Sigmoid:
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n), [&](int i) {
+        dx[i] *= activation_derivative(Activation::Sigmoid, y[i]);
+      });
+      break;
+    default: break;
+  }
+}
+
 // Windows tile the image: output row p owns input rows p*stride .. (p+1)*stride - 1 (the last
 // one also the rows below every window), each window its WIN x WIN block; pixels no window
 // covers get 0.
@@ -76,11 +100,8 @@ void pool_backward_tiling(bool is_max, const Pool2dShape& s, const float* x, con
         if (is_max) window_reduce<WIN>(xi + base, window, W, true, best);
         const float g = is_max ? dyo[p * Q + q] : dyo[p * Q + q] * inv_area;
         for (int r = 0; r < n; ++r)
-          for (int t = 0; t < n; ++t) {
-            const int i = base + r * W + t;
-            const float v = !is_max || r * W + t == best ? g : 0.f;
-            dxi[i] = act == Activation::None ? v : v * activation_derivative(act, xi[i]);
-          }
+          for (int t = 0; t < n; ++t)
+            dxi[base + r * W + t] = !is_max || r * W + t == best ? g : 0.f;
       });
       const int h_end = p == P - 1 ? H : (p + 1) * stride;
       for (int h = p * stride; h < h_end; ++h) {
@@ -88,6 +109,12 @@ void pool_backward_tiling(bool is_max, const Pool2dShape& s, const float* x, con
         Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, w_begin, W),
                              [&](int w) { dxi[h * W + w] = 0.f; });
       }
+    });
+    if (act == Activation::None) return;
+    // Then the activation derivative, row by row (a lane may scale what another lane wrote).
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, H), [&](int h) {
+      scale_by_derivative(team, act, dxi + h * W, xi + h * W, W);
     });
   });
 }
