@@ -29,7 +29,13 @@ Slab gemm_share(int tid, int nt, bool trans_a, bool trans_b, int M, int N, int K
                 GemmPack& pack) {
   constexpr int MR = kGemmMR, NR = kGemmNR;
   const int tiles_m = (M + MR - 1) / MR, tiles_n = (N + NR - 1) / NR;
-  const bool by_rows = tiles_m >= tiles_n;
+  // Splitting rows makes every thread pack all of op(B) (K x N), splitting columns all of op(A)
+  // (M x K): split the way that repeats less packing, unless it leaves threads without a tile.
+  bool by_rows;
+  if ((tiles_m >= nt) == (tiles_n >= nt))
+    by_rows = tiles_m >= nt ? double(K) * N <= double(M) * K : tiles_m >= tiles_n;
+  else
+    by_rows = tiles_m >= nt;
   const int tiles = by_rows ? tiles_m : tiles_n;
   const int base = tiles / nt, extra = tiles % nt;
   const int t0 = tid * base + std::min(tid, extra), t1 = t0 + base + (tid < extra ? 1 : 0);
