@@ -18,6 +18,23 @@ namespace kk {
 template <int WIN>
 KOKKOS_INLINE_FUNCTION float window_reduce(const float* win, int window, int W, bool is_max,
                                            int& best) {
+  if constexpr (WIN == 2) {
+    // Spelled out with selects only: a data-dependent branch here mispredicts on every other
+    // window and costs more than the whole pass.
+    const float a = win[0], b = win[1], c = win[W], d = win[W + 1];
+    if (!is_max) {
+      best = 0;
+      return ((a + b) + c) + d;  // the reference's order
+    }
+    const int gb = b > a;
+    const float m1 = gb ? b : a;
+    const int gc = c > m1;
+    const float m2 = gc ? c : m1;
+    const int gd = d > m2;
+    const int i2 = gb + gc * (W - gb);  // offset of the maximum so far, by arithmetic
+    best = i2 + gd * (W + 1 - i2);
+    return gd ? d : m2;
+  }
   const int n = WIN > 0 ? WIN : window;
   float acc = win[0];
   best = 0;
@@ -99,9 +116,11 @@ void pool_backward_tiling(bool is_max, const Pool2dShape& s, const float* x, con
         int best = 0;
         if (is_max) window_reduce<WIN>(xi + base, window, W, true, best);
         const float g = is_max ? dyo[p * Q + q] : dyo[p * Q + q] * inv_area;
+        // Max: zero the window, then store over its first maximum (no compare per pixel:
+        // compilers turn one into a branch that mispredicts on every other window).
         for (int r = 0; r < n; ++r)
-          for (int t = 0; t < n; ++t)
-            dxi[base + r * W + t] = !is_max || r * W + t == best ? g : 0.f;
+          for (int t = 0; t < n; ++t) dxi[base + r * W + t] = is_max ? 0.f : g;
+        if (is_max) dxi[base + best] = g;
       });
       const int h_end = p == P - 1 ? H : (p + 1) * stride;
       for (int h = p * stride; h < h_end; ++h) {
