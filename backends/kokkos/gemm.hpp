@@ -27,7 +27,8 @@ struct StridedMap {
   int stride;
   KOKKOS_INLINE_FUNCTION int operator()(int i) const { return i * stride; }
   KOKKOS_INLINE_FUNCTION void fill(int first, int count, int* out) const {
-    for (int i = 0; i < count; ++i) out[i] = (first + i) * stride;
+    const int st = stride;  // locals: stores to out could alias the members otherwise
+    for (int i = 0; i < count; ++i) out[i] = (first + i) * st;
   }
 };
 
@@ -39,10 +40,11 @@ struct BlockMap {
     return n * outer + (j - n * inner);
   }
   KOKKOS_INLINE_FUNCTION void fill(int first, int count, int* out) const {
-    int n = first / inner, i = first - n * inner;
+    const int in = inner, ou = outer;
+    int n = first / in, i = first - n * in;
     for (int e = 0; e < count; ++e) {
-      out[e] = n * outer + i;
-      if (++i == inner) { i = 0; ++n; }
+      out[e] = n * ou + i;
+      if (++i == in) { i = 0; ++n; }
     }
   }
 };
@@ -57,13 +59,20 @@ struct PixelMap {
     return n * image + (p * row + q) * stride;
   }
   KOKKOS_INLINE_FUNCTION void fill(int first, int count, int* out) const {
-    int n = first / (P * Q), pq = first - n * (P * Q);
-    int p = pq / Q, q = pq - p * Q;
+    const int P_ = P, Q_ = Q, st = stride, row_step = row * stride, img = image;
+    int n = first / (P_ * Q_), pq = first - n * (P_ * Q_);
+    int p = pq / Q_, q = pq - p * Q_;
+    int base = n * img + p * row_step;  // offset of (n, p, 0)
     for (int e = 0; e < count; ++e) {
-      out[e] = n * image + (p * row + q) * stride;
-      if (++q == Q) {
+      out[e] = base + q * st;
+      if (++q == Q_) {
         q = 0;
-        if (++p == P) { p = 0; ++n; }
+        base += row_step;
+        if (++p == P_) {
+          p = 0;
+          ++n;
+          base = n * img;
+        }
       }
     }
   }
@@ -84,13 +93,15 @@ struct WindowMap {
     return c * plane + r * row + s;
   }
   KOKKOS_INLINE_FUNCTION void fill(int first, int count, int* out) const {
-    int c = first / (R * S), rs = first - c * (R * S);
-    int r = rs / S, s = rs - r * S;
+    const int R_ = R, S_ = S, row_ = row, plane_ = plane;
+    const bool flip_ = flip;
+    int c = first / (R_ * S_), rs = first - c * (R_ * S_);
+    int r = rs / S_, s = rs - r * S_;
     for (int e = 0; e < count; ++e) {
-      out[e] = flip ? c * plane + (R - 1 - r) * row + (S - 1 - s) : c * plane + r * row + s;
-      if (++s == S) {
+      out[e] = flip_ ? c * plane_ + (R_ - 1 - r) * row_ + (S_ - 1 - s) : c * plane_ + r * row_ + s;
+      if (++s == S_) {
         s = 0;
-        if (++r == R) { r = 0; ++c; }
+        if (++r == R_) { r = 0; ++c; }
       }
     }
   }
@@ -165,9 +176,16 @@ struct GemmEpilogue {
 
 // Splits offsets[0..n) into runs of consecutive values: run r is [runs[r], runs[r+1]).
 KOKKOS_INLINE_FUNCTION int find_runs(const int* offsets, int n, int* runs) {
-  int count = 0;
-  for (int j = 0; j < n; ++j)
-    if (j == 0 || offsets[j] != offsets[j - 1] + 1) runs[count++] = j;
+  if (n == 0) {
+    runs[0] = 0;
+    return 0;
+  }
+  runs[0] = 0;
+  int count = 1;
+  for (int j = 1; j < n; ++j) {  // branch-free: always store, advance only at a break
+    runs[count] = j;
+    count += offsets[j] != offsets[j - 1] + 1;
+  }
   runs[count] = n;
   return count;
 }
@@ -203,13 +221,32 @@ KOKKOS_INLINE_FUNCTION void gather_row(float* KOKKOS_RESTRICT dst, const float* 
 }
 
 // dst[j] = src[j], j < n (a run of consecutive elements). Runs are short (an image row), so a CPU
-// copies 16-float blocks, the last one overlapping the one before, instead of calling memcpy.
+// copies them as two overlapping blocks of a power of two instead of calling memcpy, which
+// compilers substitute for any copy loop and which costs more than the copy at these sizes.
+template <int B>
+KOKKOS_INLINE_FUNCTION void copy_block(float* dst, const float* src) {
+  float v[B];
+  __builtin_memcpy(v, src, sizeof v);
+  __builtin_memcpy(dst, v, sizeof v);
+}
+
 KOKKOS_INLINE_FUNCTION void copy_row(float* KOKKOS_RESTRICT dst, const float* KOKKOS_RESTRICT src,
                                      int n) {
-  if (kOnHost && n >= 16) {
-    int j = 0;
-    for (; j + 16 <= n; j += 16) __builtin_memcpy(dst + j, src + j, 16 * sizeof(float));
-    if (j < n) __builtin_memcpy(dst + n - 16, src + n - 16, 16 * sizeof(float));
+  if (kOnHost) {
+    if (n > 32) {
+      __builtin_memcpy(dst, src, size_t(n) * sizeof(float));
+    } else if (n >= 16) {
+      copy_block<16>(dst, src);
+      copy_block<16>(dst + n - 16, src + n - 16);
+    } else if (n >= 8) {
+      copy_block<8>(dst, src);
+      copy_block<8>(dst + n - 8, src + n - 8);
+    } else if (n >= 4) {
+      copy_block<4>(dst, src);
+      copy_block<4>(dst + n - 4, src + n - 4);
+    } else {
+      for (int j = 0; j < n; ++j) dst[j] = src[j];
+    }
     return;
   }
   for (int j = 0; j < n; ++j) dst[j] = src[j];
@@ -368,8 +405,7 @@ struct TiledGemmKernel {
       for (int i = 0; i < mv; ++i) {
         float* row = cs.data() + i * TN;
         if (partial) {
-          float* dst = partial + (size_t(split) * g.M + i0 + i) * g.N + j0;
-          for (int j = 0; j < nv; ++j) dst[j] = row[j];
+          copy_row(partial + (size_t(split) * g.M + i0 + i) * g.N + j0, row, nv);
           continue;
         }
         float* dst = out.p + size_t(i0 + i) * out.row_stride;
