@@ -13,8 +13,8 @@ namespace pcnn::omp {
 
 class GroupPartials {
  public:
-  // 24 groups divide evenly among 1, 2, 3, 4, 6, 8 or 12 threads.
-  static constexpr int kMaxGroups = 24;
+  // 48 groups divide evenly among 1, 2, 3, 4, 6, 8, 12, 16, 24 or 48 threads.
+  static constexpr int kMaxGroups = 48;
 
   // Calling thread, before the parallel region: N images, sums of width floats each.
   void prepare(int N, size_t width) {
@@ -30,10 +30,12 @@ class GroupPartials {
   void reduce(int tid, int nt, size_t offset, size_t n, float* out) const {
     const size_t per = (n + size_t(nt) - 1) / size_t(nt);
     const size_t begin = std::min(n, per * size_t(tid)), end = std::min(n, begin + per);
-    for (size_t i = begin; i < end; ++i) {
-      float acc = slots_[offset + i];
-      for (int g = 1; g < groups_; ++g) acc += slots_[size_t(g) * stride_ + offset + i];
-      out[i] = acc;
+    // Group by group over the whole share (vectorises); each element still adds g = 0, 1, ...
+    const float* first = slots_.data() + offset;
+    for (size_t i = begin; i < end; ++i) out[i] = first[i];
+    for (int g = 1; g < groups_; ++g) {
+      const float* part = slots_.data() + size_t(g) * stride_ + offset;
+      for (size_t i = begin; i < end; ++i) out[i] += part[i];
     }
   }
 

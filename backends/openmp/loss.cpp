@@ -15,7 +15,7 @@ void OpenMPBackend::softmax_cross_entropy(int N, int K, const float* logits,
                                           float* metrics) {
   // Fixed groups of consecutive rows (their number depends on N alone), taken cyclically by the
   // threads; each group's sums are written once, and added in group order below.
-  constexpr int kMaxGroups = 24;
+  constexpr int kMaxGroups = omp::GroupPartials::kMaxGroups;
   const int G = std::max(1, std::min(N, kMaxGroups));
   double group_loss[kMaxGroups];
   int group_correct[kMaxGroups];
