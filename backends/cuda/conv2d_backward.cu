@@ -15,7 +15,9 @@ namespace pcnn::cuda {
 
 namespace {
 
-constexpr int kMaxSmemFloats = 48 * 1024 / 4;
+// The default per-block limit (no opt-in needed) less room for the kernels' static shared memory.
+constexpr int kMaxSmemFloats = (48 * 1024 - 256) / 4;
+constexpr int kDxStrip = 7;  // dx outputs along w per thread (unit stride, 5x5): 14-wide rows = 2 strips
 // 512 threads, 1 block/SM minimum: ptxas (CUDA 13) then allows 128 registers, and the
 // register tiles of these kernels do not spill (it did with a bare 1024 or 512 bound).
 constexpr int kMaxThreads = 512;
@@ -85,9 +87,12 @@ __global__ void conv2d_backward_weights_kernel_direct(Conv2dShape s, DactSource 
 
 // ---- the tiled, fused launch ----------------------------------------------------------
 
-struct DwLayout {  // weight-gradient block: a group of staged images and their d(act_out)
+// Weight-gradient block: a group of staged images and their d(act_out). A thread item is one
+// filter row (c, r) with all its TS taps (TS = S when the filter size is a compile-time
+// constant: one x read then feeds KT*TS multiply-adds, sliding along q), or one tap (TS = 1).
+struct DwLayout {
   int Hp, Wp, x_img, d_img, group, items, parts, red_floats, total;
-  __host__ __device__ DwLayout(const Conv2dShape& s, int kt, int threads, int imgs) {
+  __host__ __device__ DwLayout(const Conv2dShape& s, int kt, int ts, int threads, int imgs) {
     Hp = s.H + 2 * s.pad;
     Wp = s.W + 2 * s.pad;
     x_img = s.C * Hp * Wp;
@@ -95,19 +100,30 @@ struct DwLayout {  // weight-gradient block: a group of staged images and their 
     // As many images as fit are staged in one go: one memory latency per group, not per image.
     group = kMaxSmemFloats / (x_img + d_img);
     group = group > imgs ? imgs : (group < 1 ? 1 : group);
-    items = s.C * s.R * s.S + 1;  // every filter tap, plus the bias
+    items = s.C * s.R * (s.S / ts) + 1;  // filter rows (or taps), plus the bias
     parts = threads / items;
-    red_floats = parts * items * kt;
+    red_floats = parts * items * kt * ts;
     const int staged = group * (x_img + d_img);
     total = staged > red_floats ? staged : red_floats;
   }
 };
 
-struct DxLayout {  // data-gradient block: d(act_out) with an (R-1, S-1) zero halo, filters
-  int Ph, Qh, d_floats, w_floats, total;
+// Data-gradient block: d(act_out) of all K filters, then the filters of the channel tile. The
+// strip path (unit stride, 5x5) reads d(act_out) through an (R-1, S-1) zero halo plus a few
+// columns of slack, so it needs no bounds checks; the general path checks bounds itself and
+// stages d(act_out) without a halo (stride 2 layers would otherwise waste most of the space).
+__host__ __device__ inline bool dx_strip_path(const Conv2dShape& s) {
+  return s.stride == 1 && s.R == 5 && s.S == 5;
+}
+
+struct DxLayout {
+  int hr, hs, Ph, Qh, d_floats, w_floats, total;
   __host__ __device__ DxLayout(const Conv2dShape& s, int ct) {
-    Ph = s.P() + 2 * (s.R - 1);
-    Qh = s.Q() + 2 * (s.S - 1);
+    const bool strip = dx_strip_path(s);
+    hr = strip ? s.R - 1 : 0;
+    hs = strip ? s.S - 1 : 0;
+    Ph = s.P() + 2 * hr;
+    Qh = s.Q() + 2 * hs + (strip ? kDxStrip : 0);  // slack: a strip's last segment stays in its row
     d_floats = s.K * Ph * Qh;
     w_floats = s.K * ct * s.R * s.S;
     total = d_floats + w_floats;
@@ -140,59 +156,93 @@ __device__ __forceinline__ void stage_padded_image(const Conv2dShape& s, const f
   }
 }
 
-// One weight-gradient block: images of chunk `chunk`, filters [k0, k0+KT). Thread = (tap item,
-// part): it sums its tap over the rows (image, p) = part, part+parts, ... of each staged group,
-// for KT filters at once (one x read feeds KT multiply-adds).
-template <int KT>
+// One weight-gradient block: images of chunk `chunk`, filters [k0, k0+KT). Thread = (item,
+// part): it sums its filter row (or tap) over the rows (image, p) = part, part+parts, ... of each
+// staged group, for KT filters at once.
+template <int KT, int TS, bool kUnitStride>
 __device__ __forceinline__ void backward_weights_block(const FusedArgs& a, int chunk, int kt_idx,
                                                        float* smem) {
   const Conv2dShape& s = a.s;
-  const DwLayout L(s, KT, blockDim.x, a.imgs_per_chunk);
-  const int P = s.P(), Q = s.Q(), st = s.stride, k0 = kt_idx * KT;
+  const DwLayout L(s, KT, TS, blockDim.x, a.imgs_per_chunk);
+  const int P = s.P(), Q = s.Q(), st = s.stride, k0 = kt_idx * KT, PQ = P * Q;
   float* xs = smem;
   float* ds = smem + L.group * L.x_img;
   const int item = threadIdx.x % L.items, part = threadIdx.x / L.items;
   const bool active = part < L.parts;
-  const int crs = L.items - 1;
-  const bool is_bias = item == crs;
-  const int c = item / (s.R * s.S), r = (item / s.S) % s.R, t = item % s.S;
-  const int xoff = is_bias ? 0 : (c * L.Hp + r) * L.Wp + t;
-  float acc[KT];
+  const bool is_bias = item == L.items - 1;
+  const int tgroups = s.S / TS;
+  const int c = item / (s.R * tgroups), r = (item / tgroups) % s.R, t0 = (item % tgroups) * TS;
+  const int xoff = is_bias ? 0 : (c * L.Hp + r) * L.Wp + t0;
+  float acc[KT][TS];
 #pragma unroll
-  for (int kk = 0; kk < KT; ++kk) acc[kk] = 0.f;
+  for (int kk = 0; kk < KT; ++kk)
+#pragma unroll
+    for (int u = 0; u < TS; ++u) acc[kk][u] = 0.f;
 
   const int n_end = min(s.N, (chunk + 1) * a.imgs_per_chunk);
   for (int g0 = chunk * a.imgs_per_chunk; g0 < n_end; g0 += L.group) {
     const int gn = min(L.group, n_end - g0);
     __syncthreads();  // the previous group is no longer read
     for (int i = 0; i < gn; ++i) stage_padded_image(s, a.x, g0 + i, L.Hp, L.Wp, xs + i * L.x_img);
-    for (int i = 0; i < gn; ++i) stage_dact(s, a.d, g0 + i, k0, KT, ds + i * L.d_img, P * Q, Q);
+    for (int i = 0; i < gn; ++i) stage_dact(s, a.d, g0 + i, k0, KT, ds + i * L.d_img, PQ, Q);
     copy_async_wait();
     __syncthreads();
     if (!active) continue;
     for (int row = part; row < gn * P; row += L.parts) {
       const int i = row / P, p = row % P;
       const float* drow = ds + i * L.d_img + p * Q;
-      const float* xrow = xs + i * L.x_img + xoff + p * st * L.Wp;
-      for (int q = 0; q < Q; ++q) {
-        const float xv = is_bias ? 1.f : xrow[q * st];
+      if (is_bias) {
+        for (int q = 0; q < Q; ++q)
 #pragma unroll
-        for (int kk = 0; kk < KT; ++kk) acc[kk] = fmaf(drow[kk * P * Q + q], xv, acc[kk]);
+          for (int kk = 0; kk < KT; ++kk) acc[kk][0] += drow[kk * PQ + q];
+        continue;
+      }
+      const float* xrow = xs + i * L.x_img + xoff + p * st * L.Wp;
+      float xw[TS];
+      if (kUnitStride) {  // the window slides by one: one new x per q
+#pragma unroll
+        for (int u = 1; u < TS; ++u) xw[u] = xrow[u - 1];
+      }
+      for (int q = 0; q < Q; ++q) {
+        if (kUnitStride) {
+#pragma unroll
+          for (int u = 0; u + 1 < TS; ++u) xw[u] = xw[u + 1];
+          xw[TS - 1] = xrow[q + TS - 1];
+        } else {
+#pragma unroll
+          for (int u = 0; u < TS; ++u) xw[u] = xrow[q * st + u];
+        }
+#pragma unroll
+        for (int kk = 0; kk < KT; ++kk) {
+          const float dv = drow[kk * PQ + q];
+#pragma unroll
+          for (int u = 0; u < TS; ++u) acc[kk][u] = fmaf(dv, xw[u], acc[kk][u]);
+        }
       }
     }
   }
-  // Sum the parts in a fixed order, then publish this chunk's sums.
+  // Sum the parts in a fixed order, then publish this chunk's sums as (tap, filter) pairs.
   __syncthreads();
   float* red = smem;
   if (active)
 #pragma unroll
-    for (int kk = 0; kk < KT; ++kk) red[(part * L.items + item) * KT + kk] = acc[kk];
+    for (int kk = 0; kk < KT; ++kk)
+#pragma unroll
+      for (int u = 0; u < TS; ++u) red[((part * L.items + item) * KT + kk) * TS + u] = acc[kk][u];
   __syncthreads();
-  const int per_tile = L.items * KT;
+  const int crs = s.C * s.R * s.S, per_tile = (crs + 1) * KT, per_part = L.items * KT * TS;
   float* out = a.partial + (size_t(kt_idx) * a.chunks + chunk) * per_tile;
   for (int e = threadIdx.x; e < per_tile; e += blockDim.x) {
+    const int it = e / KT, kk = e % KT;
+    int src;  // (item, kk, u) of tap `it`
+    if (it < crs) {
+      const int tc = it / (s.R * s.S), tr = (it / s.S) % s.R, tt = it % s.S;
+      src = (((tc * s.R + tr) * tgroups + tt / TS) * KT + kk) * TS + tt % TS;
+    } else {
+      src = ((L.items - 1) * KT + kk) * TS;
+    }
     float v = 0.f;
-    for (int pt = 0; pt < L.parts; ++pt) v += red[pt * per_tile + e];
+    for (int pt = 0; pt < L.parts; ++pt) v += red[pt * per_part + src];
     out[e] = v;
   }
   // The last chunk block of this filter tile to finish sums all chunks (chunk order).
@@ -224,8 +274,12 @@ __device__ __forceinline__ void backward_weights_block(const FusedArgs& a, int c
   if (threadIdx.x == 0) a.counter[kt_idx] = 0u;  // ready for the next launch (graph replays)
 }
 
-// One data-gradient block: image n, channels [c0, c0+ct). Thread = one dx element, gathering
-// over filters and taps from the halo-padded d(act_out).
+// One data-gradient block: image n, channels [c0, c0+ct). Each thread owns its dx outputs and
+// gathers over filters and taps from the halo-padded d(act_out): no scatter, no atomics.
+// Unit stride with a known filter size: a thread owns kDxStrip outputs along w and slides a
+// register row segment, (kDxStrip + S - 1) + S shared loads for kDxStrip*S multiply-adds
+// (instead of 2 per multiply-add). Otherwise one output per thread, and the stride checks
+// (integer divisions) are done once per tap, outside the loop over filters.
 template <bool kUnitStride, int RS>
 __device__ __forceinline__ void backward_data_block(const FusedArgs& a, int n, int c0, float* smem) {
   const Conv2dShape& s = a.s;
@@ -234,11 +288,11 @@ __device__ __forceinline__ void backward_data_block(const FusedArgs& a, int n, i
   const int P = s.P(), Q = s.Q();
   float* ds = smem;
   float* ws = smem + L.d_floats;
-  for (int e = threadIdx.x; e < L.d_floats; e += blockDim.x) {  // zero the halo
+  for (int e = threadIdx.x; e < L.d_floats; e += blockDim.x) {  // zero the halo and slack
     const int qh = e % L.Qh, ph = (e / L.Qh) % L.Ph;
-    if (ph < R - 1 || ph >= P + R - 1 || qh < S - 1 || qh >= Q + S - 1) ds[e] = 0.f;
+    if (ph < L.hr || ph >= P + L.hr || qh < L.hs || qh >= Q + L.hs) ds[e] = 0.f;
   }
-  stage_dact(s, a.d, n, 0, s.K, ds + (R - 1) * L.Qh + (S - 1), L.Ph * L.Qh, L.Qh);
+  stage_dact(s, a.d, n, 0, s.K, ds + L.hr * L.Qh + L.hs, L.Ph * L.Qh, L.Qh);
   const int rs = R * S;
   for (int e = threadIdx.x; e < L.w_floats; e += blockDim.x) {
     const int k = e / (a.ct * rs), cc = (e / rs) % a.ct, c = c0 + cc;
@@ -247,26 +301,58 @@ __device__ __forceinline__ void backward_data_block(const FusedArgs& a, int n, i
   }
   copy_async_wait();
   __syncthreads();
+  const int plane = L.Ph * L.Qh;
+  if constexpr (kUnitStride && RS == 5) {  // == dx_strip_path(s): see launch_fused_rs
+    constexpr int WS = kDxStrip;
+    const int strips = (s.W + WS - 1) / WS;
+    for (int e = threadIdx.x; e < a.ct * s.H * strips; e += blockDim.x) {
+      const int cc = e / (s.H * strips), h = (e / strips) % s.H, w0 = (e % strips) * WS;
+      const int c = c0 + cc;
+      if (c >= s.C) break;
+      float acc[WS];
+#pragma unroll
+      for (int j = 0; j < WS; ++j) acc[j] = 0.f;
+      // Row of tap r = 0: p + R - 1 = h + pad + R - 1; columns from w0 + pad (see DxLayout).
+      const float* d0 = ds + (h + s.pad + R - 1) * L.Qh + w0 + s.pad;
+      for (int k = 0; k < s.K; ++k) {
+        const float* wk = ws + (k * a.ct + cc) * rs;
+        const float* dk = d0 + k * plane;
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          float seg[WS + RS - 1];
+#pragma unroll
+          for (int m = 0; m < WS + S - 1; ++m) seg[m] = dk[m - r * L.Qh];
+#pragma unroll
+          for (int t = 0; t < S; ++t) {
+            const float wv = wk[r * S + t];
+#pragma unroll
+            for (int j = 0; j < WS; ++j) acc[j] = fmaf(wv, seg[j + S - 1 - t], acc[j]);
+          }
+        }
+      }
+      float* out = a.dx + ((size_t(n) * s.C + c) * s.H + h) * s.W + w0;
+#pragma unroll
+      for (int j = 0; j < WS; ++j)
+        if (w0 + j < s.W) out[j] = acc[j];
+    }
+    return;
+  }
   const int hw = s.H * s.W;
   for (int e = threadIdx.x; e < a.ct * hw; e += blockDim.x) {
     const int cc = e / hw, h = (e % hw) / s.W, wi = e % s.W, c = c0 + cc;
     if (c >= s.C) break;
     float acc = 0.f;
-    for (int k = 0; k < s.K; ++k) {
-      const float* wk = ws + (k * a.ct + cc) * rs;
-      const float* dk = ds + k * L.Ph * L.Qh;
-#pragma unroll
-      for (int r = 0; r < R; ++r) {
-        const int ph = h + s.pad - r;
-        if (!kUnitStride && (ph < 0 || ph % s.stride || ph / s.stride >= P)) continue;
-        const int p = kUnitStride ? ph : ph / s.stride;
-#pragma unroll
-        for (int t = 0; t < S; ++t) {
-          const int qw = wi + s.pad - t;
-          if (!kUnitStride && (qw < 0 || qw % s.stride || qw / s.stride >= Q)) continue;
-          const int q = kUnitStride ? qw : qw / s.stride;
-          acc = fmaf(wk[r * S + t], dk[(p + R - 1) * L.Qh + q + S - 1], acc);
-        }
+    for (int r = 0; r < R; ++r) {
+      const int ph = h + s.pad - r;
+      if (ph < 0 || ph % s.stride || ph / s.stride >= P) continue;
+      const int p = ph / s.stride;
+      for (int t = 0; t < S; ++t) {
+        const int qw = wi + s.pad - t;
+        if (qw < 0 || qw % s.stride || qw / s.stride >= Q) continue;
+        const int q = qw / s.stride;
+        const float* wp = ws + (cc * R + r) * S + t;
+        const float* dp = ds + (p + L.hr) * L.Qh + q + L.hs;
+        for (int k = 0; k < s.K; ++k) acc = fmaf(wp[k * a.ct * rs], dp[k * plane], acc);
       }
     }
     a.dx[((size_t(n) * s.C + c) * s.H + h) * s.W + wi] = acc;
@@ -277,7 +363,8 @@ template <int KT, bool kUnitStride, int RS>
 __global__ void __launch_bounds__(kMaxThreads, 1) conv2d_backward_kernel_fused(FusedArgs a) {
   extern __shared__ float smem[];
   if (int(blockIdx.x) < a.dw_blocks) {
-    backward_weights_block<KT>(a, blockIdx.x % a.chunks, blockIdx.x / a.chunks, smem);
+    backward_weights_block<KT, RS ? RS : 1, kUnitStride>(a, blockIdx.x % a.chunks,
+                                                       blockIdx.x / a.chunks, smem);
   } else {
     const int b = blockIdx.x - a.dw_blocks;
     backward_data_block<kUnitStride, RS>(a, b / a.ctiles, (b % a.ctiles) * a.ct, smem);
@@ -295,8 +382,8 @@ struct FusedPlan {
 FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool want_dx,
                      const ConvBackwardPlan& plan) {
   FusedPlan f;
-  const int items = s.C * s.R * s.S + 1;
-  if (items > kMaxThreads) return f;
+  const int items = s.C * s.R * s.S + 1;  // chunk sums per filter: every tap plus the bias
+  if (s.C * s.R * s.S / ((s.R == 5 && s.S == 5) ? 5 : 1) + 1 > kMaxThreads) return f;
   if (want_dw) {
     // Chunks per filter tile: about one block per multiprocessor in all, but few enough that
     // the last block's sum over chunks (one block per tile) stays short.
@@ -316,6 +403,8 @@ FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool 
       while (i < 5 && kDwKTiles[i] < s.K) ++i;
       while (i > 0 && 4 * ceil_div(s.K, kDwKTiles[i]) * chunks_for(kDwKTiles[i]) < 3 * ctx.sm_count())
         --i;
+      // 16 filters x 5 taps of accumulators spill (ptxas, sm_90): stop at 8 for 5x5 filters.
+      if (kDwKTiles[i] == 16 && s.R == 5 && s.S == 5) --i;
       f.kt = kDwKTiles[i];
     }
     bool known = false;
@@ -326,12 +415,20 @@ FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool 
     f.chunks = ceil_div(s.N, f.imgs);
     f.dw_blocks = f.ktiles * f.chunks;
     if (f.ktiles > int(CudaContext::kCounters)) return f;
-    // Parts: split the (image, row) pairs of a chunk so a block has up to 512 threads busy.
-    int parts = kMaxThreads / items;
+    // Parts: split the (image, row) pairs of a chunk so a block has up to 512 threads busy,
+    // as far as the per-part sums fit in shared memory.
+    const int ts = (s.R == 5 && s.S == 5) ? 5 : 1;  // as the kernels are instantiated
+    const int witems = s.C * s.R * (s.S / ts) + 1;
+    int parts = kMaxThreads / witems;
     const int rows = f.imgs * s.P();
-    parts = parts < 1 ? 1 : (parts > rows ? rows : parts);
-    f.threads = (items * parts + 31) / 32 * 32;
-    f.smem_floats = DwLayout(s, f.kt, f.threads, f.imgs).total;
+    if (parts > rows) parts = rows;
+    if (parts > kMaxSmemFloats / (witems * f.kt * ts)) parts = kMaxSmemFloats / (witems * f.kt * ts);
+    if (parts < 1) return f;
+    f.threads = witems * parts;
+    // Rounding up to whole warps must not add a part whose sums would not fit.
+    const int rounded = (f.threads + 31) / 32 * 32;
+    if ((rounded / witems) * witems * f.kt * ts <= kMaxSmemFloats) f.threads = rounded;
+    f.smem_floats = DwLayout(s, f.kt, ts, f.threads, f.imgs).total;
   }
   if (want_dx) {
     int ctiles = plan.dx_c_tiles ? plan.dx_c_tiles : ceil_div(2 * ctx.sm_count(), s.N);

@@ -56,7 +56,9 @@ __device__ __forceinline__ float dact_at(const Conv2dShape& s, const DactSource&
 __device__ __forceinline__ void stage_dact(const Conv2dShape& s, const DactSource& d, int n, int k0,
                                   int kt, float* dst, int pitch_k, int pitch_row) {
   const int P = s.P(), Q = s.Q();
+  // unroll 4: four independent gradient reads in flight per thread, not one at a time
   if (d.pool == PoolKind::None) {
+#pragma unroll 4
     for (int e = threadIdx.x; e < kt * P * Q; e += blockDim.x) {
       const int kk = e / (P * Q), pq = e % (P * Q), p = pq / Q, q = pq % Q, k = k0 + kk;
       float v = 0.f;
@@ -76,6 +78,7 @@ __device__ __forceinline__ void stage_dact(const Conv2dShape& s, const DactSourc
       if (p >= P2 * pw || q >= Q2 * pw) dst[kk * pitch_k + p * pitch_row + q] = 0.f;
     }
   const float inv_area = 1.f / float(pw * pw);
+#pragma unroll 4
   for (int e = threadIdx.x; e < kt * P2 * Q2; e += blockDim.x) {
     const int kk = e / (P2 * Q2), pp = (e / Q2) % P2, pq = e % Q2, k = k0 + kk;
     float* out = dst + kk * pitch_k + pp * pw * pitch_row + pq * pw;

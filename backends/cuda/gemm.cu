@@ -10,6 +10,9 @@ namespace pcnn::cuda {
 
 namespace {
 
+constexpr int kSplitK = 128;   // K per split block, about 4 K steps of the small tile
+constexpr int kMaxSplits = 16;
+
 // C(M,N) = alpha op(A) op(B) + beta C, op chosen at compile time
 template <bool TA, bool TB>
 struct GemmProblem {
@@ -111,19 +114,49 @@ int tiles_of(const P& p) {
   return ceil_div(p.M, Cfg::BM) * ceil_div(p.N, Cfg::BN);
 }
 
+// Splits of the K range for one problem: long reductions on few tiles are latency-bound (one
+// dependent load round trip per K step), so their K range is shared out over more blocks.
+template <class Cfg, class P>
+TileGrid grid_of(const P& p, bool split) {
+  TileGrid g;
+  if (p.M <= 0 || p.N <= 0) return g;
+  g.tiles_n = ceil_div(p.N, Cfg::BN);
+  g.tiles = ceil_div(p.M, Cfg::BM) * g.tiles_n;
+  g.k_chunk = p.K > 0 ? p.K : 1;
+  if (split && p.K >= 256) {
+    int splits = ceil_div(p.K, kSplitK);
+    splits = splits > kMaxSplits ? kMaxSplits : splits;
+    g.k_chunk = ceil_div(ceil_div(p.K, splits), Cfg::BK) * Cfg::BK;
+    g.splits = ceil_div(p.K, g.k_chunk);
+  }
+  return g;
+}
+
 template <class Cfg, class P0, class P1>
-void launch_tiled(CudaContext& ctx, const P0& p0, const P1* p1) {
-  const int t0n = ceil_div(p0.N, Cfg::BN);
-  const int t0 = p0.M > 0 && p0.N > 0 ? tiles_of<Cfg>(p0) : 0;
-  const int t1n = p1 ? ceil_div(p1->N, Cfg::BN) : 1;
-  const int t1 = p1 && p1->M > 0 && p1->N > 0 ? tiles_of<Cfg>(*p1) : 0;
-  if (t0 + t1 == 0) return;
-  gemm_kernel_tiled<Cfg, P0, P1><<<t0 + t1, Cfg::kThreads, 0, ctx.stream()>>>(
-      p0, t0n, t0, p1 ? *p1 : P1{} /* unused when t1 == 0 */, t1n);
+void launch_tiled(CudaContext& ctx, const P0& p0, const P1* p1, bool split) {
+  TileGrid g0 = grid_of<Cfg>(p0, split);
+  TileGrid g1 = p1 ? grid_of<Cfg>(*p1, split) : TileGrid{};
+  const int blocks = g0.tiles * g0.splits + g1.tiles * g1.splits;
+  if (blocks == 0) return;
+  float* partial = nullptr;
+  unsigned* counters = nullptr;
+  if (g0.splits > 1 || g1.splits > 1) {
+    if (size_t(g0.tiles) + g1.tiles > CudaContext::kCounters) {
+      g0 = grid_of<Cfg>(p0, false);
+      g1 = p1 ? grid_of<Cfg>(*p1, false) : TileGrid{};
+    } else {
+      partial = ctx.scratch(size_t(blocks) * Cfg::BM * Cfg::BN);
+      counters = ctx.counters(size_t(g0.tiles) + g1.tiles);
+    }
+  }
+  gemm_kernel_tiled<Cfg, P0, P1><<<g0.tiles * g0.splits + g1.tiles * g1.splits, Cfg::kThreads,
+                                   0, ctx.stream()>>>(p0, g0, p1 ? *p1 : P1{}, g1, partial,
+                                                      counters);
   PCNN_CUDA_CHECK_LAUNCH("gemm_kernel_tiled");
 }
 
-// Auto: the largest tile that still gives most multiprocessors a block.
+// Auto: the largest tile that still gives most multiprocessors a block; small tiles split long
+// K ranges.
 template <class P0, class P1>
 GemmVariant pick(CudaContext& ctx, GemmVariant v, const P0& p0, const P1* p1) {
   if (v != GemmVariant::Auto) return v;
@@ -133,17 +166,17 @@ GemmVariant pick(CudaContext& ctx, GemmVariant v, const P0& p0, const P1* p1) {
   };
   if (total(TileLarge{}) >= 2 * ctx.sm_count()) return GemmVariant::Large;
   if (total(TileMedium{}) >= ctx.sm_count()) return GemmVariant::Medium;
-  const int k = p0.K > (p1 ? p1->K : 0) ? p0.K : (p1 ? p1->K : 0);
-  return k > 128 ? GemmVariant::SmallDeep : GemmVariant::Small;
+  return GemmVariant::SmallSplitK;
 }
 
 template <class P0, class P1>
 void run(CudaContext& ctx, GemmVariant v, const P0& p0, const P1* p1) {
   switch (pick(ctx, v, p0, p1)) {
-    case GemmVariant::Large: launch_tiled<TileLarge>(ctx, p0, p1); break;
-    case GemmVariant::Medium: launch_tiled<TileMedium>(ctx, p0, p1); break;
-    case GemmVariant::SmallDeep: launch_tiled<TileSmallDeep>(ctx, p0, p1); break;
-    default: launch_tiled<TileSmall>(ctx, p0, p1); break;
+    case GemmVariant::Large: launch_tiled<TileLarge>(ctx, p0, p1, false); break;
+    case GemmVariant::Medium: launch_tiled<TileMedium>(ctx, p0, p1, false); break;
+    case GemmVariant::SmallDeep: launch_tiled<TileSmallDeep>(ctx, p0, p1, false); break;
+    case GemmVariant::SmallSplitK: launch_tiled<TileSmall>(ctx, p0, p1, true); break;
+    default: launch_tiled<TileSmall>(ctx, p0, p1, false); break;
   }
 }
 

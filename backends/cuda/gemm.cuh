@@ -8,9 +8,10 @@
 namespace pcnn::cuda {
 
 // Naive: one thread per output, for the lab's "before". Small/SmallDeep/Medium/Large: tile
-// configs of gemm_tile.cuh. Auto picks the largest tile that still gives every multiprocessor a
-// block, and the deeper K step for long reductions on small tiles.
-enum class GemmVariant { Auto, Naive, Small, SmallDeep, Medium, Large };
+// configs of gemm_tile.cuh. SmallSplitK: small tiles with long K ranges split over several
+// blocks (summed in a fixed order by the tile's last block). Auto picks the largest tile that
+// still gives every multiprocessor a block, else SmallSplitK.
+enum class GemmVariant { Auto, Naive, Small, SmallDeep, SmallSplitK, Medium, Large };
 
 // Row-major C(M,N) = alpha op(A)(M,K) op(B)(K,N) + beta C; beta == 0 overwrites C
 void gemm(CudaContext& ctx, bool trans_a, bool trans_b, int M, int N, int K, float alpha,

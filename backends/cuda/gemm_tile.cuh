@@ -27,19 +27,20 @@ using TileMedium = TileConfig<32, 32, 32, 2, 2>;  // mid-size: more blocks
 using TileSmall = TileConfig<16, 16, 32, 1, 1>;   // batch-64 dense layers: many short blocks
 using TileSmallDeep = TileConfig<16, 16, 64, 1, 1>;  // same, half the K steps (latency-bound)
 
-// One BM x BN tile of C(M,N) = sum_k a(i,k) b(k,j), handed to prob.store(i, j, acc).
-// Prob provides M, N, K, a(i,k), b(k,j), store(i,j,v) and two flags saying which index of A and
-// B is contiguous in memory (so consecutive threads load consecutive addresses).
-// Global loads for step s+1 are issued before step s is computed (register double buffer).
+// Accumulates one BM x BN tile of C(M,N) = sum_k a(i,k) b(k,j) over k in [k_begin, k_end)
+// into acc (this thread's TM x TN part). Prob provides M, N, K, a(i,k), b(k,j), store(i,j,v) and
+// two flags saying which index of A and B is contiguous in memory (so consecutive threads load
+// consecutive addresses). Global loads for step s+1 are issued before step s is computed.
 template <class Cfg, class Prob>
-__device__ __forceinline__ void gemm_tile_run(const Prob& prob, int tile_m, int tile_n, float* smem) {
-  float* As = smem;                          // [BK][BM+1]
+__device__ __forceinline__ void gemm_tile_accumulate(const Prob& prob, int tile_m, int tile_n,
+                                                     int k_begin, int k_end, float* smem,
+                                                     float (&acc)[Cfg::TM][Cfg::TN]) {
+  float* As = smem;                            // [BK][BM+1]
   float* Bs = smem + Cfg::BK * (Cfg::BM + 1);  // [BK][BN+1]
   const int tid = threadIdx.x;
   const int tx = tid % Cfg::TX, ty = tid / Cfg::TX;
   const int m0 = tile_m * Cfg::BM, n0 = tile_n * Cfg::BN;
   float ra[Cfg::kApT], rb[Cfg::kBpT];
-  float acc[Cfg::TM][Cfg::TN];
 #pragma unroll
   for (int m = 0; m < Cfg::TM; ++m)
 #pragma unroll
@@ -59,14 +60,14 @@ __device__ __forceinline__ void gemm_tile_run(const Prob& prob, int tile_m, int 
       int ii, kk;
       a_coord(tid + u * Cfg::kThreads, ii, kk);
       const int gi = m0 + ii, gk = k0 + kk;
-      ra[u] = (gi < prob.M && gk < prob.K) ? prob.a(gi, gk) : 0.f;
+      ra[u] = (gi < prob.M && gk < k_end) ? prob.a(gi, gk) : 0.f;
     }
 #pragma unroll
     for (int u = 0; u < Cfg::kBpT; ++u) {
       int kk, jj;
       b_coord(tid + u * Cfg::kThreads, kk, jj);
       const int gk = k0 + kk, gj = n0 + jj;
-      rb[u] = (gk < prob.K && gj < prob.N) ? prob.b(gk, gj) : 0.f;
+      rb[u] = (gk < k_end && gj < prob.N) ? prob.b(gk, gj) : 0.f;
     }
   };
   auto stash = [&]() {
@@ -84,11 +85,11 @@ __device__ __forceinline__ void gemm_tile_run(const Prob& prob, int tile_m, int 
     }
   };
 
-  if (prob.K > 0) fetch(0);
-  for (int k0 = 0; k0 < prob.K; k0 += Cfg::BK) {
+  if (k_begin < k_end) fetch(k_begin);
+  for (int k0 = k_begin; k0 < k_end; k0 += Cfg::BK) {
     stash();
     __syncthreads();
-    if (k0 + Cfg::BK < prob.K) fetch(k0 + Cfg::BK);
+    if (k0 + Cfg::BK < k_end) fetch(k0 + Cfg::BK);
 #pragma unroll
     for (int kk = 0; kk < Cfg::BK; ++kk) {
       float af[Cfg::TM], bf[Cfg::TN];
@@ -103,27 +104,84 @@ __device__ __forceinline__ void gemm_tile_run(const Prob& prob, int tile_m, int 
     }
     __syncthreads();
   }
+}
+
+// Hands this thread's finished part of the tile to prob.store.
+template <class Cfg, class Prob>
+__device__ __forceinline__ void gemm_tile_store(const Prob& prob, int tile_m, int tile_n,
+                                                const float (&acc)[Cfg::TM][Cfg::TN]) {
+  const int tx = threadIdx.x % Cfg::TX, ty = threadIdx.x / Cfg::TX;
 #pragma unroll
   for (int m = 0; m < Cfg::TM; ++m)
 #pragma unroll
     for (int n = 0; n < Cfg::TN; ++n) {
-      const int gi = m0 + ty + m * Cfg::TY, gj = n0 + tx + n * Cfg::TX;
+      const int gi = tile_m * Cfg::BM + ty + m * Cfg::TY, gj = tile_n * Cfg::BN + tx + n * Cfg::TX;
       if (gi < prob.M && gj < prob.N) prob.store(gi, gj, acc[m][n]);
     }
 }
 
-// Up to two independent problems in one launch: blocks [0, tiles0) take p0, the rest p1.
-// Linear backward uses this to compute dw (with db folded in) and dx side by side.
+// How one problem's blocks are laid out: tiles x splits of the K range.
+struct TileGrid {
+  int tiles_n = 1, tiles = 0, splits = 1, k_chunk = 0;
+};
+
+// One (tile, split) of a problem. With several splits, each block leaves its partial tile in
+// `partial`; the last block of the tile to finish adds the splits in split order (deterministic)
+// and applies the epilogue, then resets the tile's counter for the next launch.
+template <class Cfg, class Prob>
+__device__ __forceinline__ void gemm_split_block(const Prob& prob, const TileGrid& g, int b,
+                                                 float* partial, unsigned* counter, float* smem) {
+  const int tile = b / g.splits, split = b % g.splits;
+  const int tm = tile / g.tiles_n, tn = tile % g.tiles_n;
+  const int k_begin = split * g.k_chunk;
+  const int k_end = min(prob.K, k_begin + g.k_chunk);
+  float acc[Cfg::TM][Cfg::TN];
+  gemm_tile_accumulate<Cfg>(prob, tm, tn, k_begin, k_end, smem, acc);
+  if (g.splits == 1) {
+    gemm_tile_store<Cfg>(prob, tm, tn, acc);
+    return;
+  }
+  constexpr int E = Cfg::TM * Cfg::TN;
+  float* mine = partial + (size_t(tile) * g.splits + split) * E * Cfg::kThreads;
+#pragma unroll
+  for (int m = 0; m < Cfg::TM; ++m)
+#pragma unroll
+    for (int n = 0; n < Cfg::TN; ++n) mine[(m * Cfg::TN + n) * Cfg::kThreads + threadIdx.x] = acc[m][n];
+  __threadfence();
+  __syncthreads();
+  __shared__ bool is_last;
+  if (threadIdx.x == 0) is_last = atomicAdd(&counter[tile], 1u) == unsigned(g.splits - 1);
+  __syncthreads();
+  if (!is_last) return;
+  __threadfence();
+  const float* all = partial + size_t(tile) * g.splits * E * Cfg::kThreads;
+#pragma unroll
+  for (int m = 0; m < Cfg::TM; ++m)
+#pragma unroll
+    for (int n = 0; n < Cfg::TN; ++n) {
+      float v = 0.f;
+      for (int sp = 0; sp < g.splits; ++sp)
+        v += __ldcg(all + (size_t(sp) * E + m * Cfg::TN + n) * Cfg::kThreads + threadIdx.x);
+      acc[m][n] = v;
+    }
+  gemm_tile_store<Cfg>(prob, tm, tn, acc);
+  if (threadIdx.x == 0) counter[tile] = 0u;
+}
+
+// Up to two independent problems in one launch: blocks [0, g0.tiles*g0.splits) take p0, the
+// rest p1. Linear backward uses this to compute dw (with db folded in) and dx side by side.
+// counters: g0.tiles + g1.tiles of them; partial: room for every split tile of both.
 template <class Cfg, class P0, class P1>
 __global__ void __launch_bounds__(Cfg::kThreads)
-    gemm_kernel_tiled(P0 p0, int tiles0_n, int tiles0, P1 p1, int tiles1_n) {
+    gemm_kernel_tiled(P0 p0, TileGrid g0, P1 p1, TileGrid g1, float* partial,
+                      unsigned* counters) {
   __shared__ float smem[Cfg::kSmemFloats];
-  int t = blockIdx.x;
-  if (t < tiles0) {
-    gemm_tile_run<Cfg>(p0, t / tiles0_n, t % tiles0_n, smem);
+  const int b = blockIdx.x, blocks0 = g0.tiles * g0.splits;
+  if (b < blocks0) {
+    gemm_split_block<Cfg>(p0, g0, b, partial, counters, smem);
   } else {
-    t -= tiles0;
-    gemm_tile_run<Cfg>(p1, t / tiles1_n, t % tiles1_n, smem);
+    const size_t offset = size_t(blocks0) * Cfg::BM * Cfg::BN;
+    gemm_split_block<Cfg>(p1, g1, b - blocks0, partial + offset, counters + g0.tiles, smem);
   }
 }
 
