@@ -79,7 +79,8 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; t
 
 ensure_deb_src() {
   # A deb-src entry mirroring the machine's own deb entries, so no mirror is named here.
-  if grep -rqs -e '^deb-src ' -e '^Types:.*deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+  if grep -qs -e '^deb-src ' -e '^Types:.*deb-src' /etc/apt/sources.list \
+       /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; then
     return
   fi
   local tmp; tmp=$(mktemp)

@@ -24,25 +24,28 @@ void KokkosBackend::bias_backward(int N, int C, int HW, const float* dy, float* 
   Kokkos::parallel_for("pcnn::bias_backward", TeamPolicy(C, row_team_size()),
                        KOKKOS_LAMBDA(const Member& team) {
     const int c = team.league_rank();
+    // Captures are first used out here: nvcc rejects a lambda's first capture inside if constexpr.
+    const float* const data = dy;
+    const int images = N, channels = C, len = HW;
     float total = 0.f;
     if constexpr (kOnHost) {
       // One thread per channel: kLanes interleaved partial sums (so the loop vectorises), added
       // in lane order at the end. Fixed order, so the same result every run.
       constexpr int kLanes = 16;
       float lane[kLanes] = {};
-      for (int n = 0; n < N; ++n) {
-        const float* row = dy + (size_t(n) * C + c) * HW;
+      for (int n = 0; n < images; ++n) {
+        const float* row = data + (size_t(n) * channels + c) * len;
         int i = 0;
-        for (; i + kLanes <= HW; i += kLanes)
+        for (; i + kLanes <= len; i += kLanes)
           for (int l = 0; l < kLanes; ++l) lane[l] += row[i + l];
-        for (int l = 0; i + l < HW; ++l) lane[l] += row[i + l];
+        for (int l = 0; i + l < len; ++l) lane[l] += row[i + l];
       }
       for (int l = 0; l < kLanes; ++l) total += lane[l];
     } else {
-      Kokkos::parallel_reduce(Kokkos::TeamThreadRange(team, N), [&](int n, float& acc) {
-        const float* row = dy + (size_t(n) * C + c) * HW;
+      Kokkos::parallel_reduce(Kokkos::TeamThreadRange(team, images), [&](int n, float& acc) {
+        const float* row = data + (size_t(n) * channels + c) * len;
         float sum = 0.f;
-        for (int i = 0; i < HW; ++i) sum += row[i];
+        for (int i = 0; i < len; ++i) sum += row[i];
         acc += sum;
       }, total);
     }
