@@ -2,6 +2,8 @@
 // is written by one thread and summed in an order fixed by the shape alone.
 #include <omp.h>
 
+#include <algorithm>
+
 #include "backends/openmp/activation_span.hpp"
 #include "backends/openmp/openmp_backend.hpp"
 #include "backends/openmp/parallel.hpp"
@@ -11,17 +13,17 @@ namespace pcnn {
 
 // y (N,C,HW) += b (C)
 void OpenMPBackend::bias_add(int N, int C, int HW, const float* b, float* y) {
-  const bool parallel = size_t(N) * C * HW >= omp::kMinParallel;
+  const int team = omp::team_for(size_t(N) * C * HW, threads_);
   if (HW == 1) {
     // Dense layers: one row of C per sample; split the samples.
-#pragma omp parallel for num_threads(threads_) schedule(static) if (parallel)
+#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
     for (int n = 0; n < N; ++n) {
       float* row = y + size_t(n) * C;
       for (int c = 0; c < C; ++c) row[c] += b[c];
     }
     return;
   }
-#pragma omp parallel for num_threads(threads_) schedule(static) if (parallel)
+#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
   for (int nc = 0; nc < N * C; ++nc) {
     float* row = y + size_t(nc) * HW;
     const float bc = b[nc % C];
@@ -32,8 +34,8 @@ void OpenMPBackend::bias_add(int N, int C, int HW, const float* b, float* y) {
 // dy (N,C,HW) -> db (C) = sum over n, hw: each thread owns whole channels, so db never depends
 // on the thread count.
 void OpenMPBackend::bias_backward(int N, int C, int HW, const float* dy, float* db) {
-  const bool parallel = size_t(N) * C * HW >= omp::kMinParallel && C > 1;
-#pragma omp parallel num_threads(threads_) if (parallel)
+  const int team = std::min(omp::team_for(size_t(N) * C * HW, threads_), C);
+#pragma omp parallel num_threads(team) if (team > 1)
   {
     const auto ch = omp::share(C, omp_get_num_threads(), omp_get_thread_num());
     if (HW == 1) {
@@ -55,8 +57,8 @@ void OpenMPBackend::bias_backward(int N, int C, int HW, const float* dy, float* 
 
 // y[i] = act(x[i])
 void OpenMPBackend::activation_forward(Activation act, size_t n, const float* x, float* y) {
-  const bool parallel = n >= omp::kMinParallel;
-#pragma omp parallel num_threads(threads_) if (parallel)
+  const int team = omp::team_for(n, threads_);
+#pragma omp parallel num_threads(team) if (team > 1)
   {
     const auto r = omp::share(n, omp_get_num_threads(), omp_get_thread_num());
     omp::act_forward_span(act, r.end - r.begin, x + r.begin, y + r.begin);
@@ -66,8 +68,8 @@ void OpenMPBackend::activation_forward(Activation act, size_t n, const float* x,
 // dx[i] = dy[i] * act'(y[i])
 void OpenMPBackend::activation_backward(Activation act, size_t n, const float* y,
                                         const float* dy, float* dx) {
-  const bool parallel = n >= omp::kMinParallel;
-#pragma omp parallel num_threads(threads_) if (parallel)
+  const int team = omp::team_for(n, threads_);
+#pragma omp parallel num_threads(team) if (team > 1)
   {
     const auto r = omp::share(n, omp_get_num_threads(), omp_get_thread_num());
     omp::act_backward_span(act, r.end - r.begin, y + r.begin, dy + r.begin,

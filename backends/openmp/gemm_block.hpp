@@ -30,9 +30,9 @@ struct Slab {
   int row_begin, row_end, col_begin, col_end;
 };
 
-// Thread tid's share (of nt) of one GEMM: C is cut into whole register tiles along M or N
-// (whichever repeats less packing), and each thread computes its contiguous slab with
-// gemm_block. Called by every thread of a parallel region; the result does not depend on nt.
+// Thread tid's share (of nt) of one GEMM: C is cut into a grid of blocks of whole register tiles
+// (the grid that best trades spread multiply-adds against repeated packing), and each thread
+// computes its block with gemm_block. Called by every thread of a parallel region; the result does not depend on nt.
 // Returns the slab, so that an epilogue can run on it without a barrier.
 Slab gemm_share(int tid, int nt, bool trans_a, bool trans_b, int M, int N, int K, float alpha,
                 const float* A, int lda, const float* B, int ldb, float beta, float* C, int ldc,

@@ -25,7 +25,8 @@ std::string OpenMPBackend::device_name() const {
 
 // dst[0..n) = value
 void OpenMPBackend::fill(float* dst, float value, size_t n) {
-#pragma omp parallel for num_threads(threads_) schedule(static) if (n >= omp::kMinParallel)
+  const int team = omp::team_for(n, threads_);
+#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
   for (size_t i = 0; i < n; ++i) dst[i] = value;
 }
 
@@ -34,11 +35,12 @@ void OpenMPBackend::copy(void* dst, const void* src, size_t bytes) {
   const char* s = static_cast<const char*>(src);
   char* d = static_cast<char*>(dst);
   const bool overlap = d < s + bytes && s < d + bytes;
-  if (overlap || bytes < 4 * omp::kMinParallel || threads_ == 1) {
+  const int team = omp::team_for(bytes / sizeof(float), threads_);
+  if (overlap || team == 1) {
     SerialBackend::copy(dst, src, bytes);
     return;
   }
-#pragma omp parallel num_threads(threads_)
+#pragma omp parallel num_threads(team)
   {
     const int nt = omp_get_num_threads(), tid = omp_get_thread_num();
     const size_t chunk = (bytes + size_t(nt) - 1) / size_t(nt);

@@ -12,23 +12,12 @@
 #include "backends/openmp/batch_partials.hpp"
 #include "backends/openmp/conv_gemm.hpp"
 #include "backends/openmp/gemm_block.hpp"
+#include "backends/openmp/parallel.hpp"
 #include "backends/serial/serial_backend.hpp"
 
 namespace pcnn {
 
 namespace omp {
-
-// The contiguous, balanced share of [0, n) that thread tid of nt owns.
-template <class I>
-struct Range {
-  I begin, end;
-};
-template <class I>
-inline Range<I> share(I n, int nt, int tid) {
-  const I base = n / I(nt), extra = n % I(nt), t = I(tid);
-  const I begin = t * base + std::min(t, extra);
-  return {begin, begin + base + (t < extra ? I(1) : I(0))};
-}
 
 // Scratch owned by one thread, grown on demand and kept. Aligned to a cache line so that one
 // thread's vector headers never share a line with another's.

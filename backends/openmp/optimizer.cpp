@@ -10,7 +10,8 @@ namespace pcnn {
 void OpenMPBackend::sgd_update(size_t n, float* params, const float* grads, float* velocity,
                                const float* hyper) {
   const SgdHyper h = SgdHyper::from(hyper);
-#pragma omp parallel for simd num_threads(threads_) schedule(static) if (n >= omp::kMinParallel)
+  const int team = omp::team_for(n, threads_);
+#pragma omp parallel for simd num_threads(team) schedule(static) if (team > 1)
   for (size_t i = 0; i < n; ++i) sgd_step(h, params[i], grads[i], velocity[i]);
 }
 
@@ -18,7 +19,8 @@ void OpenMPBackend::sgd_update(size_t n, float* params, const float* grads, floa
 void OpenMPBackend::adam_update(size_t n, float* params, const float* grads, float* m, float* v,
                                 const float* hyper, const int32_t* step) {
   const AdamHyper h = AdamHyper::from(hyper, *step);
-#pragma omp parallel for simd num_threads(threads_) schedule(static) if (n >= omp::kMinParallel)
+  const int team = omp::team_for(n, threads_);
+#pragma omp parallel for simd num_threads(team) schedule(static) if (team > 1)
   for (size_t i = 0; i < n; ++i) adam_step(h, params[i], grads[i], m[i], v[i]);
 }
 

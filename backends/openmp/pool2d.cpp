@@ -11,7 +11,8 @@ void OpenMPBackend::pool2d_forward(PoolKind kind, const Pool2dShape& s, const fl
                                    float* y) {
   const int planes = s.N * s.C;
   const size_t in_plane = size_t(s.H) * s.W, out_plane = size_t(s.P()) * s.Q();
-#pragma omp parallel for num_threads(threads_) schedule(static) if (s.x_size() >= omp::kMinParallel)
+  const int team = omp::team_for(s.x_size(), threads_);
+#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
   for (int i = 0; i < planes; ++i)
     omp::pool_forward_plane(kind, s, x + size_t(i) * in_plane, y + size_t(i) * out_plane);
 }
@@ -21,7 +22,8 @@ void OpenMPBackend::pool2d_backward(PoolKind kind, const Pool2dShape& s, const f
                                     const float* dy, float* dx) {
   const int planes = s.N * s.C;
   const size_t in_plane = size_t(s.H) * s.W, out_plane = size_t(s.P()) * s.Q();
-#pragma omp parallel for num_threads(threads_) schedule(static) if (s.x_size() >= omp::kMinParallel)
+  const int team = omp::team_for(s.x_size(), threads_);
+#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
   for (int i = 0; i < planes; ++i)
     omp::pool_backward_plane(kind, s, x + size_t(i) * in_plane, dy + size_t(i) * out_plane,
                              dx + size_t(i) * in_plane);
