@@ -62,12 +62,8 @@ if(pcnn_kokkos_device STREQUAL "CUDA")
     set_target_properties(Kokkos::kokkoscore PROPERTIES
                           INTERFACE_LINK_OPTIONS "${pcnn_kokkos_link_opts}")
   endif()
-  # One CUDA runtime per binary: CMake links CUDA targets (the cuda backend) against the static
-  # runtime by default, so Kokkos uses that one too instead of libcudart.so.
-  if(TARGET CUDA::cudart_static AND TARGET Kokkos::CUDA)
-    set_target_properties(Kokkos::CUDA PROPERTIES
-                          INTERFACE_LINK_LIBRARIES "CUDA::cuda_driver;CUDA::cudart_static")
-  endif()
+  # The runtime: Kokkos links CUDA::cuda_driver and CUDA::cudart, which are this machine's
+  # toolkit (found above), the same shared libcudart the cuda and cudnn backends link.
 endif()
 
 set(PCNN_KOKKOS_FOUND TRUE)
