@@ -9,6 +9,11 @@
 set(PCNN_KOKKOS_FLAVOR "host" CACHE STRING "Which Kokkos the kokkos backend uses: host or cuda")
 set_property(CACHE PCNN_KOKKOS_FLAVOR PROPERTY STRINGS host cuda)
 set(PCNN_KOKKOS_FOUND FALSE)
+# Switching flavours in an existing build folder: forget the Kokkos found for the other one.
+if(DEFINED PCNN_KOKKOS_FLAVOR_USED AND NOT PCNN_KOKKOS_FLAVOR_USED STREQUAL PCNN_KOKKOS_FLAVOR)
+  unset(Kokkos_DIR CACHE)
+endif()
+set(PCNN_KOKKOS_FLAVOR_USED "${PCNN_KOKKOS_FLAVOR}" CACHE INTERNAL "flavour of the Kokkos found")
 
 if(PCNN_KOKKOS_FLAVOR STREQUAL "host")
   set(pcnn_kokkos_device OPENMP)
