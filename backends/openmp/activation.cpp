@@ -34,7 +34,7 @@ void OpenMPBackend::bias_add(int N, int C, int HW, const float* b, float* y) {
 // dy (N,C,HW) -> db (C) = sum over n, hw: each thread owns whole channels, so db never depends
 // on the thread count.
 void OpenMPBackend::bias_backward(int N, int C, int HW, const float* dy, float* db) {
-  const int team = std::min(omp::team_for(size_t(N) * C * HW, threads_), C);
+  const int team = C > 1 ? omp::team_for(size_t(N) * C * HW, threads_) : 1;
 #pragma omp parallel num_threads(team) if (team > 1)
   {
     const auto ch = omp::share(C, omp_get_num_threads(), omp_get_thread_num());

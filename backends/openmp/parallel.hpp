@@ -19,13 +19,12 @@ inline Range<I> share(I n, int parts, int part) {
   return {begin, begin + base + (t < extra ? I(1) : I(0))};
 }
 
-// Memory-bound kernels wake one thread per this many elements, at most the whole team: waking
-// more costs more than their share of the loop (measured on 16 cores: SGD over 62k parameters
-// was slower on 16 threads than on 1).
-constexpr size_t kElemsPerThread = 16384;
-inline int team_for(size_t n, int threads) {
-  return int(std::min<size_t>(size_t(threads), std::max<size_t>(1, n / kElemsPerThread)));
-}
+// Memory-bound kernels below this many elements run on the calling thread: waking the team
+// costs more than the loop. Above it they use the whole team: waking only some of the threads
+// (one per 16k elements) was tried and made a 16-thread LeNet-5 step 1.6x slower (libgomp
+// re-forms the team whenever its size changes from one region to the next).
+constexpr size_t kMinParallel = 8192;
+inline int team_for(size_t n, int threads) { return n >= kMinParallel ? threads : 1; }
 
 // GEMMs below this many multiply-adds run on the calling thread.
 constexpr double kMinParallelMacs = 32768;
