@@ -12,7 +12,8 @@ Command add_backends_command(CLI::App& app) {
   auto threads = std::make_shared<int>(0);
   sub->add_option("--threads", *threads, "CPU threads for the CPU backends (0 = all)");
   return {sub, [threads] {
-            std::printf("%-8s %-10s %-34s %s\n", "backend", "usable", "runs on", "what it is");
+            std::printf("%-8s %-7s %-58s %s\n", "backend", "usable", "what it is",
+                        "runs on (or why not)");
             for (const auto& e : compiled_backends()) {
               BackendOptions opts;
               opts.threads = *threads;
@@ -23,8 +24,8 @@ Command add_backends_command(CLI::App& app) {
                 usable = "no";
                 where = u.what();
               }
-              std::printf("%-8s %-10s %-34s %s\n", e.name.c_str(), usable.c_str(), where.c_str(),
-                          e.summary.c_str());
+              std::printf("%-8s %-7s %-58s %s\n", e.name.c_str(), usable.c_str(),
+                          e.summary.c_str(), where.c_str());
             }
             std::string missing;
             for (const auto& n : known_backend_names()) {
