@@ -128,6 +128,18 @@ TEST_CASE("data parallel: R replicas train exactly like one device, weights stay
   for (int s = 0; s < steps; ++s) one.step();
   const auto want = single.get_params();
 
+  // The backend's own collective (NCCL on cuda) on one replica: the same path, one rank.
+  {
+    Model m(backend(), spec, 12, 8);
+    std::vector<Backend*> bes{&backend()};
+    auto coll = make_collective(backend_name(), bes);
+    INFO("collective " << coll->name());
+    std::vector<Model*> ms{&m};
+    Trainer t(bes, ms, coll.get(), data, norm, cfg);
+    for (int s = 0; s < steps; ++s) t.step();
+    check_close("one replica through the " + coll->name() + " all-reduce", m.get_params(), want,
+                kStepTol);
+  }
   for (int R : {2, 3}) {
     std::vector<std::unique_ptr<Backend>> owned;
     std::vector<std::unique_ptr<Model>> models;

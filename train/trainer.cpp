@@ -38,13 +38,13 @@ struct Trainer::Replica {
   bool graph_ready = false;
 
   Replica(Backend& b, Model& m, const Dataset& train, const Normalization& norm,
-          const TrainConfig& cfg, int shard_batch, int rank, int count)
+          const TrainConfig& cfg, int shard_batch, int rank, bool separate_update_counter)
       : be(b), model(m), data(b, train, norm.mean, norm.inv_std), optimizer(b, m, cfg.optimizer),
         layout(layout_for(m, shard_batch, train)),
         x(b, size_t(shard_batch) * m.input_shape().size()), metrics(b, kMetricCount),
         labels(b, size_t(shard_batch)), data_counter(b, 1) {
     data_counter.upload({rank});
-    if (count > 1) {
+    if (separate_update_counter) {  // the update runs after the all-reduce, off the data counter
       update_counter = DeviceArray<int32_t>(b, 1);
       update_counter.upload({0});
     }
@@ -78,7 +78,7 @@ Trainer::Trainer(const std::vector<Backend*>& backends, const std::vector<Model*
   steps_per_epoch_ = train.count / cfg.batch;  // the last partial batch is dropped
   for (int r = 0; r < R; ++r)
     replicas_.push_back(std::make_unique<Replica>(*backends[r], *models[r], train, norm, cfg,
-                                                  shard, r, R));
+                                                  shard, r, R > 1 || collective));
 }
 
 Trainer::~Trainer() = default;
@@ -104,7 +104,7 @@ void Trainer::step() {
   // Per replica, the first step runs eagerly (backends allocate scratch then); the second is
   // captured and from then on the graph is replayed. With one replica the graph holds the whole
   // step; with several it stops before the all-reduce, and the update runs after it.
-  const bool single = replicas_.size() == 1;
+  const bool single = replicas_.size() == 1 && !collective_;
   for (auto& rp : replicas_) {
     Replica& r = *rp;
     if (r.graph_ready) {

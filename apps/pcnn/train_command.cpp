@@ -75,7 +75,8 @@ int run_train(const TrainOptions& o) {
   }
   Model& model = *models[0];
   std::unique_ptr<Collective> collective;
-  if (o.gpus > 1) collective = make_collective(be->name(), bes, o.collective);
+  // With one GPU, --collective still routes the step through the all-reduce (a test of it).
+  if (o.gpus > 1 || !o.collective.empty()) collective = make_collective(be->name(), bes, o.collective);
   Trainer trainer(bes, ms, collective.get(), data.train, norm, cfg);
 
   std::printf("pcnn train: %s on %s (%d train / %d test images), backend %s [%s], batch %d, %s lr %g\n",
