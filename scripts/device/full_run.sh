@@ -3,7 +3,13 @@
 # for 10 epochs on cuda (timing the whole process), the one-GPU NCCL path, and the bench.
 # Needs .deps/device (scripts/device/bundle.sh) and .deps/kokkos-cuda carried along.
 set -uo pipefail
-out=${OUT:-/tmp/pcnn-out}
+# Everything is written to a scratch folder and handed back as one archive (the device tool
+# returns at most 8 files).
+final=${OUT:-/tmp}
+out=/tmp/pcnn-out
+mkdir -p "$out"
+export OUT=$out
+trap 'tar czf "$final/results.tgz" -C "$out" . ; cp "$out/bench.log" "$final/" 2>/dev/null' EXIT
 data=.deps/device/fashion-mnist
 bash scripts/device/build_and_test.sh > "$out/build_and_test.log" 2>&1
 tail -25 "$out/build_and_test.log"
