@@ -175,6 +175,7 @@ void line_chart(std::ostringstream& os, const LineChart& c, int x0, int y0, int 
   range_of(c.series, false, c.log_y, ylo, yhi);
   if (c.y_from_zero && !c.log_y) ylo = std::min(ylo, 0.0);
   pad_range(c.log_y, c.y_from_zero, ylo, yhi);
+  if (c.log_y) ylo = nice_below(ylo);  // a labelled tick below the lowest point
   // x is padded too when the chart has several x values, so end markers clear the frame.
   if (xhi > xlo) pad_range(c.log_x, false, xlo, xhi);
   const Axis ax{xlo, xhi, c.log_x, double(left), double(right)};
