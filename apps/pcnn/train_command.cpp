@@ -18,8 +18,10 @@ struct TrainOptions {
   std::string backend, model = "lenet5", data, save, log, plot;
   int epochs = 10, batch = 64, threads = 0;
   uint32_t seed = 1;
-  std::string optimizer = "sgd";
-  float lr = -1, momentum = 0.9f, weight_decay = 5e-4f, lr_decay = 0.85f;
+  // Defaults chosen by a sweep on Fashion-MNIST (notes/measurements.md): Adam at 2e-3, the
+  // learning rate shrinking by a quarter each epoch, reaches 90.7% with LeNet-5 in 10 epochs.
+  std::string optimizer = "adam";
+  float lr = -1, momentum = 0.9f, weight_decay = 0.f, lr_decay = 0.75f;
   bool no_graphs = false;
   int gpus = 1;
   std::string collective;
@@ -58,7 +60,7 @@ int run_train(const TrainOptions& o) {
   cfg.lr_decay = o.lr_decay;
   cfg.graphs = !o.no_graphs;
   cfg.optimizer.kind = o.optimizer;
-  cfg.optimizer.lr = o.lr > 0 ? o.lr : (o.optimizer == "adam" ? 1e-3f : 0.05f);
+  cfg.optimizer.lr = o.lr > 0 ? o.lr : (o.optimizer == "adam" ? 2e-3f : 0.05f);
   cfg.optimizer.momentum = o.momentum;
   cfg.optimizer.weight_decay = o.weight_decay;
 
@@ -140,7 +142,7 @@ Command add_train_command(CLI::App& app) {
   sub->add_option("--epochs,-e", o->epochs, "training epochs")->capture_default_str();
   sub->add_option("--batch-size", o->batch, "images per training step")->capture_default_str();
   sub->add_option("--optimizer", o->optimizer, "sgd or adam")->capture_default_str();
-  sub->add_option("--lr", o->lr, "learning rate (default: 0.05 for sgd, 0.001 for adam)");
+  sub->add_option("--lr", o->lr, "learning rate (default: 0.002 for adam, 0.05 for sgd)");
   sub->add_option("--momentum", o->momentum, "SGD momentum")->capture_default_str();
   sub->add_option("--weight-decay", o->weight_decay, "L2 weight decay")->capture_default_str();
   sub->add_option("--lr-decay", o->lr_decay, "learning rate factor per epoch")->capture_default_str();
