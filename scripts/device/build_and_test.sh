@@ -13,4 +13,4 @@ nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.mem --f
 cmake -S . -B build-gpu "${args[@]}" "$@" 2>&1 | tail -25 | tee "$out/configure.log"
 time cmake --build build-gpu -j "$(nproc)" > "$out/build.log" 2>&1 || { tail -60 "$out/build.log"; exit 1; }
 grep -E "warning" "$out/build.log" | head -20
-ctest --test-dir build-gpu --output-on-failure -j 4 2>&1 | tee "$out/ctest.log" | tail -40
+ctest --test-dir build-gpu --output-on-failure -j 6 2>&1 | tee "$out/ctest.log" | tail -40
