@@ -274,49 +274,6 @@ __device__ __forceinline__ void backward_weights_block(const FusedArgs& a, int c
   if (threadIdx.x == 0) a.counter[kt_idx] = 0u;  // ready for the next launch (graph replays)
 }
 
-// Whole block: `items` output groups of WS values, each a sum over K filters. When there are
-// fewer items than threads, the filters are shared out over kparts threads per item and the
-// parts added in a fixed order through shared memory (`red`, blockDim*WS floats, may alias the
-// staged inputs): a block of few outputs still keeps all its threads busy.
-// body(item, kp, kparts, acc) accumulates filters kp, kp+kparts, ...; store(item, acc) writes.
-template <int WS, class Body, class Store>
-__device__ __forceinline__ void dx_split_over_filters(int items, int K, float* red, Body body,
-                                                      Store store) {
-  const int threads = blockDim.x;
-  int kparts = items >= threads ? 1 : threads / items;
-  if (kparts > K) kparts = K;
-  if (kparts <= 1) {
-    for (int e = threadIdx.x; e < items; e += threads) {
-      float acc[WS];
-#pragma unroll
-      for (int j = 0; j < WS; ++j) acc[j] = 0.f;
-      body(e, 0, 1, acc);
-      store(e, acc);
-    }
-    return;
-  }
-  const int e = threadIdx.x;  // kp * items + item; at most one per thread here
-  const bool mine = e < items * kparts;
-  float acc[WS];
-#pragma unroll
-  for (int j = 0; j < WS; ++j) acc[j] = 0.f;
-  if (mine) body(e % items, e / items, kparts, acc);
-  __syncthreads();  // the staged inputs are no longer read: red may overwrite them
-  if (mine)
-#pragma unroll
-    for (int j = 0; j < WS; ++j) red[e * WS + j] = acc[j];
-  __syncthreads();
-  for (int it = threadIdx.x; it < items; it += threads) {
-    float v[WS];
-#pragma unroll
-    for (int j = 0; j < WS; ++j) v[j] = 0.f;
-    for (int kp = 0; kp < kparts; ++kp)
-#pragma unroll
-      for (int j = 0; j < WS; ++j) v[j] += red[(kp * items + it) * WS + j];
-    store(it, v);
-  }
-}
-
 // One data-gradient block: image n, channels [c0, c0+ct). Each thread owns its dx outputs and
 // gathers over filters and taps from the halo-padded d(act_out): no scatter, no atomics.
 // Unit stride with a known filter size: a thread owns kDxStrip outputs along w and slides a
@@ -348,66 +305,58 @@ __device__ __forceinline__ void backward_data_block(const FusedArgs& a, int n, i
   if constexpr (kUnitStride && RS == 5) {  // == dx_strip_path(s): see launch_fused_rs
     constexpr int WS = kDxStrip;
     const int strips = (s.W + WS - 1) / WS;
-    dx_split_over_filters<WS>(
-        a.ct * s.H * strips, s.K, smem,
-        [&](int item, int kp, int kparts, float (&acc)[WS]) {
-          const int cc = item / (s.H * strips), h = (item / strips) % s.H, w0 = (item % strips) * WS;
-          if (c0 + cc >= s.C) return;
-          // Row of tap r = 0: p + R - 1 = h + pad + R - 1; columns from w0 + pad (see DxLayout).
-          const float* d0 = ds + (h + s.pad + R - 1) * L.Qh + w0 + s.pad;
-          for (int k = kp; k < s.K; k += kparts) {
-            const float* wk = ws + (k * a.ct + cc) * rs;
-            const float* dk = d0 + k * plane;
+    for (int e = threadIdx.x; e < a.ct * s.H * strips; e += blockDim.x) {
+      const int cc = e / (s.H * strips), h = (e / strips) % s.H, w0 = (e % strips) * WS;
+      const int c = c0 + cc;
+      if (c >= s.C) break;
+      float acc[WS];
 #pragma unroll
-            for (int r = 0; r < R; ++r) {
-              float seg[WS + RS - 1];
+      for (int j = 0; j < WS; ++j) acc[j] = 0.f;
+      // Row of tap r = 0: p + R - 1 = h + pad + R - 1; columns from w0 + pad (see DxLayout).
+      const float* d0 = ds + (h + s.pad + R - 1) * L.Qh + w0 + s.pad;
+      for (int k = 0; k < s.K; ++k) {
+        const float* wk = ws + (k * a.ct + cc) * rs;
+        const float* dk = d0 + k * plane;
 #pragma unroll
-              for (int m = 0; m < WS + S - 1; ++m) seg[m] = dk[m - r * L.Qh];
+        for (int r = 0; r < R; ++r) {
+          float seg[WS + RS - 1];
 #pragma unroll
-              for (int t = 0; t < S; ++t) {
-                const float wv = wk[r * S + t];
+          for (int m = 0; m < WS + S - 1; ++m) seg[m] = dk[m - r * L.Qh];
 #pragma unroll
-                for (int j = 0; j < WS; ++j) acc[j] = fmaf(wv, seg[j + S - 1 - t], acc[j]);
-              }
-            }
+          for (int t = 0; t < S; ++t) {
+            const float wv = wk[r * S + t];
+#pragma unroll
+            for (int j = 0; j < WS; ++j) acc[j] = fmaf(wv, seg[j + S - 1 - t], acc[j]);
           }
-        },
-        [&](int item, const float (&acc)[WS]) {
-          const int cc = item / (s.H * strips), h = (item / strips) % s.H, w0 = (item % strips) * WS;
-          if (c0 + cc >= s.C) return;
-          float* out = a.dx + ((size_t(n) * s.C + c0 + cc) * s.H + h) * s.W + w0;
+        }
+      }
+      float* out = a.dx + ((size_t(n) * s.C + c) * s.H + h) * s.W + w0;
 #pragma unroll
-          for (int j = 0; j < WS; ++j)
-            if (w0 + j < s.W) out[j] = acc[j];
-        });
+      for (int j = 0; j < WS; ++j)
+        if (w0 + j < s.W) out[j] = acc[j];
+    }
     return;
   }
   const int hw = s.H * s.W;
-  dx_split_over_filters<1>(
-      a.ct * hw, s.K, smem,
-      [&](int item, int kp, int kparts, float (&acc)[1]) {
-        const int cc = item / hw, h = (item % hw) / s.W, wi = item % s.W;
-        if (c0 + cc >= s.C) return;
-        for (int r = 0; r < R; ++r) {
-          const int ph = h + s.pad - r;
-          if (ph < 0 || ph % s.stride || ph / s.stride >= P) continue;
-          const int p = ph / s.stride;
-          for (int t = 0; t < S; ++t) {
-            const int qw = wi + s.pad - t;
-            if (qw < 0 || qw % s.stride || qw / s.stride >= Q) continue;
-            const int q = qw / s.stride;
-            const float* wp = ws + (cc * R + r) * S + t;
-            const float* dp = ds + (p + L.hr) * L.Qh + q + L.hs;
-            for (int k = kp; k < s.K; k += kparts)
-              acc[0] = fmaf(wp[k * a.ct * rs], dp[k * plane], acc[0]);
-          }
-        }
-      },
-      [&](int item, const float (&acc)[1]) {
-        const int cc = item / hw;
-        if (c0 + cc >= s.C) return;
-        a.dx[(size_t(n) * s.C + c0 + cc) * hw + item % hw] = acc[0];
-      });
+  for (int e = threadIdx.x; e < a.ct * hw; e += blockDim.x) {
+    const int cc = e / hw, h = (e % hw) / s.W, wi = e % s.W, c = c0 + cc;
+    if (c >= s.C) break;
+    float acc = 0.f;
+    for (int r = 0; r < R; ++r) {
+      const int ph = h + s.pad - r;
+      if (ph < 0 || ph % s.stride || ph / s.stride >= P) continue;
+      const int p = ph / s.stride;
+      for (int t = 0; t < S; ++t) {
+        const int qw = wi + s.pad - t;
+        if (qw < 0 || qw % s.stride || qw / s.stride >= Q) continue;
+        const int q = qw / s.stride;
+        const float* wp = ws + (cc * R + r) * S + t;
+        const float* dp = ds + (p + L.hr) * L.Qh + q + L.hs;
+        for (int k = 0; k < s.K; ++k) acc = fmaf(wp[k * a.ct * rs], dp[k * plane], acc);
+      }
+    }
+    a.dx[((size_t(n) * s.C + c) * s.H + h) * s.W + wi] = acc;
+  }
 }
 
 template <int KT, bool kUnitStride, int RS>
@@ -488,9 +437,7 @@ FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool 
     while (DxLayout(s, f.ct).total > kMaxSmemFloats && f.ct > 1) f.ct = ceil_div(f.ct, 2);
     f.ctiles = ceil_div(s.C, f.ct);
     f.dx_blocks = s.N * f.ctiles;
-    int dx_floats = DxLayout(s, f.ct).total;
-    const int red_floats = f.threads * (dx_strip_path(s) ? kDxStrip : 1);  // filter-part sums
-    if (red_floats > dx_floats) dx_floats = red_floats;
+    const int dx_floats = DxLayout(s, f.ct).total;
     if (dx_floats > f.smem_floats) f.smem_floats = dx_floats;
   }
   f.ok = f.smem_floats <= kMaxSmemFloats;

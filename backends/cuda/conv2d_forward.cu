@@ -114,12 +114,11 @@ __device__ __forceinline__ void stage_filters(const Conv2dShape& s, const float*
 
 // x (N,C,H,W), w (K,C,R,S) -> act_out (N,K,P,Q), y (N,K,P/PW,Q/PW)
 // Block (n, k-tile of kt = KPT*groups filters); thread item = (pooled position, filter group):
-// KPT filters x PW x PW conv outputs in registers, over all channels or (cparts > 1) over every
-// cparts-th channel. RS = 5 unrolls a 5x5 filter (0: any R, S).
+// KPT filters x PW x PW conv outputs in registers. RS = 5 unrolls a 5x5 filter (0: any R, S).
 template <int KPT, int PW, int RS>
 __global__ void __launch_bounds__(kMaxThreads, 1)
     conv2d_forward_kernel_tiled(Conv2dShape s, const float* x, const float* w, FwdOut o, int kt,
-                                int ktiles, int cparts) {
+                                int ktiles) {
   extern __shared__ float smem[];
   const int R = RS ? RS : s.R, S = RS ? RS : s.S, st = s.stride;
   const int n = blockIdx.x / ktiles, k0 = (blockIdx.x % ktiles) * kt;
@@ -139,73 +138,39 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
   __syncthreads();
 
   const int P2 = s.P() / PW, Q2 = s.Q() / PW, npos = P2 * Q2, groups = kt / KPT;
-  const int crs = s.C * R * S, items = npos * groups;
-  // Channels [c_first, C) step c_step of one item's KPT x PW x PW outputs into acc.
-  auto accumulate = [&](int item, int c_first, int c_step, float (&acc)[KPT][PW][PW]) {
+  const int crs = s.C * R * S;
+  for (int item = threadIdx.x; item < npos * groups; item += blockDim.x) {
     const int pos = item % npos, g = item / npos, pp = pos / Q2, pq = pos % Q2;
-    const float* wg = ws + g * KPT * crs;
-    for (int c = c_first; c < s.C; c += c_step) {
-      const float* xc = xs + (c * L.Hp + pp * PW * st) * L.Wp + pq * PW * st;
-      const float* wc = wg + c * R * S;
-#pragma unroll
-      for (int rr = 0; rr < R; ++rr) {  // R, S are constants when RS != 0
-#pragma unroll
-        for (int tt = 0; tt < S; ++tt) {
-          float wv[KPT];
-#pragma unroll
-          for (int kk = 0; kk < KPT; ++kk) wv[kk] = wc[kk * crs + rr * S + tt];
-#pragma unroll
-          for (int i = 0; i < PW; ++i)
-#pragma unroll
-            for (int j = 0; j < PW; ++j) {
-              const float xv = xc[(i * st + rr) * L.Wp + j * st + tt];
-#pragma unroll
-              for (int kk = 0; kk < KPT; ++kk) acc[kk][i][j] = fmaf(wv[kk], xv, acc[kk][i][j]);
-            }
-        }
-      }
-    }
-  };
-  auto finish = [&](int item, float (&acc)[KPT][PW][PW]) {
-    const int pos = item % npos, g = item / npos;
+    float acc[KPT][PW][PW];
 #pragma unroll
     for (int kk = 0; kk < KPT; ++kk)
 #pragma unroll
       for (int i = 0; i < PW; ++i)
 #pragma unroll
-        for (int j = 0; j < PW; ++j) acc[kk][i][j] += bs[g * KPT + kk];
-    forward_epilogue<KPT, PW>(s, o, n, k0 + g * KPT, pos / Q2, pos % Q2, acc);
-  };
-  constexpr int E = KPT * PW * PW;
-  if (cparts <= 1) {
-    for (int item = threadIdx.x; item < items; item += blockDim.x) {
-      float acc[KPT][PW][PW] = {};
-      accumulate(item, 0, 1, acc);
-      finish(item, acc);
-    }
-    return;
-  }
-  // Few items (small batches): cparts threads share an item's channels, and their sums are
-  // added in a fixed order through shared memory after the staged tile (red: items*cparts*E).
-  float* red = bs + kt;
-  const int e = threadIdx.x;  // cp * items + item; at most one per thread here
-  const bool mine = e < items * cparts;
-  float acc[KPT][PW][PW] = {};
-  if (mine) accumulate(e % items, e / items, cparts, acc);
-  if (mine) {
-    const float* flat = &acc[0][0][0];
+        for (int j = 0; j < PW; ++j) acc[kk][i][j] = bs[g * KPT + kk];
+    const float* wg = ws + g * KPT * crs;
+    for (int c = 0; c < s.C; ++c) {
+      const float* xc = xs + (c * L.Hp + pp * PW * st) * L.Wp + pq * PW * st;
+      const float* wc = wg + c * R * S;
 #pragma unroll
-    for (int u = 0; u < E; ++u) red[e * E + u] = flat[u];
-  }
-  __syncthreads();
-  if (e < items) {
+      for (int rr = 0; rr < R; ++rr) {  // R, S are constants when RS != 0
 #pragma unroll
-    for (int u = 0; u < E; ++u) {
-      float v = 0.f;
-      for (int cp = 0; cp < cparts; ++cp) v += red[(cp * items + e) * E + u];
-      (&acc[0][0][0])[u] = v;
+          for (int tt = 0; tt < S; ++tt) {
+              float wv[KPT];
+#pragma unroll
+              for (int kk = 0; kk < KPT; ++kk) wv[kk] = wc[kk * crs + rr * S + tt];
+#pragma unroll
+              for (int i = 0; i < PW; ++i)
+#pragma unroll
+                for (int j = 0; j < PW; ++j) {
+                  const float xv = xc[(i * st + rr) * L.Wp + j * st + tt];
+#pragma unroll
+                  for (int kk = 0; kk < KPT; ++kk) acc[kk][i][j] = fmaf(wv[kk], xv, acc[kk][i][j]);
+                }
+          }
+      }
     }
-    finish(e, acc);
+    forward_epilogue<KPT, PW>(s, o, n, k0 + g * KPT, pp, pq, acc);
   }
 }
 
@@ -314,7 +279,6 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
 struct Choice {
   ConvFwdVariant variant;
   int kpt, pw, kt, ktiles, smem_floats;
-  int cparts = 1;  // Tiled: threads sharing one item's channels
 };
 
 bool pool_fusable(const Conv2dShape& s, const ConvEpilogue& epi) {
@@ -356,21 +320,6 @@ Choice choose(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
   ch.ktiles = ceil_div(s.K, ch.kt);
   ch.smem_floats = variant == ConvFwdVariant::Ring ? RingLayout(s, ch.pw, ch.kt).total
                                                    : TiledLayout(s, ch.kt).total;
-  if (variant == ConvFwdVariant::Tiled) {
-    // Share the channels of an item over idle threads when the whole grid has few threads
-    // (H200, LeNet conv2 at N=64: 50 items a block), as far as their sums fit.
-    const int items = npos * (ch.kt / ch.kpt);
-    const int e = ch.kpt * ch.pw * ch.pw;
-    if (double(s.N) * ch.ktiles * items < 32768.0 && items < kMaxThreads / 2 && s.C > 1) {
-      int cp = kMaxThreads / items;
-      cp = cp > s.C ? s.C : cp;
-      while (cp > 1 && ch.smem_floats + cp * items * e > kMaxSmemFloats) --cp;
-      if (cp > 1) {
-        ch.cparts = cp;
-        ch.smem_floats += cp * items * e;
-      }
-    }
-  }
   return ch;
 }
 
@@ -402,7 +351,7 @@ void launch_smem_kernel(CudaContext& ctx, const Choice& ch, const Conv2dShape& s
   const size_t smem = size_t(ch.smem_floats) * sizeof(float);
   const int items = ch.variant == ConvFwdVariant::Ring
                         ? (s.Q() / PW) * (ch.kt / KPT)
-                        : (s.P() / PW) * (s.Q() / PW) * (ch.kt / KPT) * ch.cparts;
+                        : (s.P() / PW) * (s.Q() / PW) * (ch.kt / KPT);
   const int threads = items >= kMaxThreads ? kMaxThreads : (items < 32 ? 32 : (items + 31) / 32 * 32);
   if (ch.variant == ConvFwdVariant::Ring) {
     conv2d_forward_kernel_ring<KPT, PW, RS><<<blocks, threads, smem, ctx.stream()>>>(
@@ -410,7 +359,7 @@ void launch_smem_kernel(CudaContext& ctx, const Choice& ch, const Conv2dShape& s
     PCNN_CUDA_CHECK_LAUNCH("conv2d_forward_kernel_ring");
   } else {
     conv2d_forward_kernel_tiled<KPT, PW, RS><<<blocks, threads, smem, ctx.stream()>>>(
-        s, x, w, o, ch.kt, ch.ktiles, ch.cparts);
+        s, x, w, o, ch.kt, ch.ktiles);
     PCNN_CUDA_CHECK_LAUNCH("conv2d_forward_kernel_tiled");
   }
 }
