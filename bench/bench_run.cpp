@@ -43,17 +43,7 @@ std::string progress_line(const ModelRun& r) {
   return buf;
 }
 
-// A built-in model name, or a JSON spec file as `pcnn train --model` takes.
-ModelSpec bench_spec(const std::string& name) {
-  if (name.size() <= 5 || name.compare(name.size() - 5, 5, ".json") != 0) return builtin_model(name);
-  std::ifstream in(name);
-  PCNN_CHECK(in, "cannot open model spec '" << name << "'");
-  try {
-    return model_spec_from_json(nlohmann::json::parse(in));
-  } catch (const nlohmann::json::exception& e) {
-    throw Error("'" + name + "' is not valid JSON: " + e.what());
-  }
-}
+ModelSpec bench_spec(const std::string& name) { return load_model_spec(name); }
 
 // What "all cores" (threads 0) means to an OpenMP runtime: OMP_NUM_THREADS where it is set.
 int default_threads(int host_threads) {

@@ -1,6 +1,7 @@
 // Built-in model specs, the fusion pass, and JSON (de)serialisation.
 #include "models/model_spec.hpp"
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "core/check.hpp"
@@ -75,6 +76,18 @@ ModelSpec fuse(const ModelSpec& spec) {
     out.layers.push_back(l);
   }
   return out;
+}
+
+ModelSpec load_model_spec(const std::string& name_or_path) {
+  const std::string& n = name_or_path;
+  if (n.size() <= 5 || n.compare(n.size() - 5, 5, ".json") != 0) return builtin_model(n);
+  std::ifstream in(n);
+  PCNN_CHECK(in, "cannot open model spec '" << n << "'");
+  try {
+    return model_spec_from_json(nlohmann::json::parse(in));
+  } catch (const nlohmann::json::exception& e) {
+    throw Error("'" + n + "' is not valid JSON: " + e.what());
+  }
 }
 
 nlohmann::json to_json(const ModelSpec& spec) {

@@ -36,6 +36,9 @@ std::vector<std::string> builtin_model_names();
 // run them as one fused kernel. Numerically the same model.
 ModelSpec fuse(const ModelSpec& spec);
 
+// A built-in model name, or a path ending in .json to a spec file (what --model takes).
+ModelSpec load_model_spec(const std::string& name_or_path);
+
 nlohmann::json to_json(const ModelSpec& spec);
 ModelSpec model_spec_from_json(const nlohmann::json& j);
 

@@ -17,18 +17,7 @@ std::unique_ptr<Backend> open_backend(const std::string& name, int threads) {
   return make_backend(chosen, opts);
 }
 
-ModelSpec load_spec(const std::string& name_or_path) {
-  const bool is_file = name_or_path.size() > 5 &&
-                       name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0;
-  if (!is_file) return builtin_model(name_or_path);
-  std::ifstream in(name_or_path);
-  PCNN_CHECK(in, "cannot open model spec '" << name_or_path << "'");
-  try {
-    return model_spec_from_json(nlohmann::json::parse(in));
-  } catch (const nlohmann::json::exception& e) {
-    throw Error("'" + name_or_path + "' is not valid JSON: " + e.what());
-  }
-}
+ModelSpec load_spec(const std::string& name_or_path) { return load_model_spec(name_or_path); }
 
 DatasetPair load_data(const std::string& dir) {
   const std::string d = dir.empty() ? default_data_dir() : dir;
