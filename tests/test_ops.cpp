@@ -120,6 +120,27 @@ TEST_CASE("pool2d forward and backward, max and average") {
     }
 }
 
+TEST_CASE("max pooling with ties: the gradient goes to the first maximum") {
+  // Flat image regions through ReLU give exactly equal values; the contract fixes which one wins.
+  for (const auto& c : pool_cases()) {
+    const Pool2dShape s = c.s;
+    compare(std::string("max pool with ties ") + c.name, 0.0, [&](Backend& be) {
+      std::vector<float> xs(s.x_size());
+      Rng rng(24);
+      for (auto& v : xs) v = 0.5f * float(rng.next_u64() % 3);  // values 0, 0.5, 1
+      auto x = to_device(be, xs);
+      auto y = poisoned(be, s.y_size());
+      be.pool2d_forward(PoolKind::Max, s, x.get(), y.get());
+      auto dy = to_device(be, random_vector(s.y_size(), 25));
+      auto dx = poisoned(be, s.x_size());
+      be.pool2d_backward(PoolKind::Max, s, x.get(), dy.get(), dx.get());
+      Outputs o{y.download()};
+      append(o, dx.download());
+      return o;
+    });
+  }
+}
+
 TEST_CASE("bias add and bias gradient") {
   for (auto [N, C, HW] : {std::array<int, 3>{5, 6, 784}, {1, 3, 1}, {64, 120, 1}, {3, 7, 13}}) {
     compare("bias N" + std::to_string(N) + " C" + std::to_string(C) + " HW" + std::to_string(HW),

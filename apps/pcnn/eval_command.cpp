@@ -19,8 +19,8 @@ Command add_eval_command(CLI::App& app) {
   sub->add_option("--batch-size", o->batch, "images per forward pass")->capture_default_str();
   return {sub, [o] {
             const SavedModel sm = load_model(o->load);
-            const DatasetPair data = load_data(o->data);
             auto be = open_backend(o->backend, o->threads);
+            const DatasetPair data = load_data(o->data);
             Model model(*be, sm.spec, o->batch, 0);
             model.set_params(sm.params);
             const EvalResult r = evaluate(*be, model, data.test, {sm.mean, sm.inv_std});

@@ -35,12 +35,12 @@ int run_train(const TrainOptions& o) {
   PCNN_CHECK(o.optimizer == "sgd" || o.optimizer == "adam",
              "unknown optimizer '" << o.optimizer << "' (sgd, adam)");
   const ModelSpec spec = load_spec(o.model);
-  const DatasetPair data = load_data(o.data);
   PCNN_CHECK(o.gpus >= 1, "--gpus must be at least 1");
   // Replica r runs on device r; replica 0 also evaluates and is saved.
   std::vector<std::unique_ptr<Backend>> replicas;
   replicas.push_back(open_backend(o.backend, o.threads));
   Backend* be = replicas[0].get();
+  const DatasetPair data = load_data(o.data);  // after the backend: a bad name fails fast
   for (int r = 1; r < o.gpus; ++r) {
     BackendOptions opts;
     opts.threads = o.threads;

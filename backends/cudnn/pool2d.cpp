@@ -1,5 +1,6 @@
 // cudnn pooling: max and average, no padding, through cudnnPoolingForward / Backward.
 #include "backends/cudnn/cudnn_backend.hpp"
+#include "backends/cudnn/pool2d.cuh"
 
 namespace pcnn {
 
@@ -33,17 +34,14 @@ void CudnnBackend::pool2d_backward(PoolKind kind, const Pool2dShape& s, const fl
                                    const float* dy, float* dx) {
   if (s.N == 0 || s.C == 0) return;
   set_pool(kind, s);
-  const float one = 1.f, zero = 0.f;
-  // cuDNN finds the max by comparing x with the forward output y, which the contract does not
-  // pass in: recompute it (one cheap pooling pass). Average pooling never reads y.
-  const float* y = dy;
   if (kind == PoolKind::Max) {
-    float* y_again = pool_scratch(s.y_size());
-    PCNN_CUDNN_CHECK(
-        cudnnPoolingForward(dnn_, *pool_desc_, &one, *desc_a_, x, &zero, *desc_b_, y_again));
-    y = y_again;
+    // Our kernel, not cudnnPoolingBackward: the contract routes ties to the first maximum.
+    vendor::launch_maxpool_backward_first_max(stream_, s, x, dy, dx);
+    return;
   }
-  PCNN_CUDNN_CHECK(cudnnPoolingBackward(dnn_, *pool_desc_, &one, *desc_b_, y, *desc_b_, dy,
+  const float one = 1.f, zero = 0.f;
+  // Average pooling never reads y: pass dy in its place.
+  PCNN_CUDNN_CHECK(cudnnPoolingBackward(dnn_, *pool_desc_, &one, *desc_b_, dy, *desc_b_, dy,
                                         *desc_a_, x, &zero, *desc_a_, dx));
 }
 
