@@ -107,10 +107,8 @@ void CudnnBackend::release() noexcept {
   desc_a_.reset();
   desc_b_.reset();
   pool_desc_.reset();
-  cudaFree(pool_y_);
   cudaFree(workspace_);
   cudaFree(blas_workspace_);
-  pool_y_ = nullptr;
   workspace_ = blas_workspace_ = nullptr;
   if (blas_) cublasDestroy(blas_);
   if (dnn_) cudnnDestroy(dnn_);
@@ -199,22 +197,6 @@ void CudnnBackend::ensure_workspace(size_t bytes) {
   retire(old);
   workspace_ = allocate(bytes);
   workspace_bytes_ = bytes;
-}
-
-float* CudnnBackend::pool_scratch(size_t n) {
-  if (n <= pool_y_floats_) return pool_y_;
-  if (capturing_) {
-    abandon_capture();
-    throw Error("cudnn: pooling scratch must grow to " + std::to_string(n) +
-                " floats while a graph is being captured; run one step before capturing");
-  }
-  void* old = pool_y_;
-  pool_y_ = nullptr;
-  pool_y_floats_ = 0;
-  retire(old);
-  pool_y_ = static_cast<float*>(allocate(n * sizeof(float)));
-  pool_y_floats_ = n;
-  return pool_y_;
 }
 
 // ---- kernels of this folder ----------------------------------------------------------------

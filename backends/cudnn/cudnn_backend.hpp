@@ -120,7 +120,6 @@ class CudnnBackend : public Backend {
   void retire(void* buffer);  // frees it, or keeps it until the graph that may read it is gone
   void free_retired() noexcept;
   void abandon_capture() noexcept;
-  float* pool_scratch(size_t n);  // device floats for the recomputed pooling output
   void set_pool(PoolKind kind, const Pool2dShape& s);
   bool search_algorithms() const { return time_algorithms_ && !capturing_; }
 
@@ -135,8 +134,6 @@ class CudnnBackend : public Backend {
   void* blas_workspace_ = nullptr;  // preset so cuBLAS allocates nothing while capturing
   void* workspace_ = nullptr;       // cuDNN convolution workspace, grown on demand
   size_t workspace_bytes_ = 0;
-  float* pool_y_ = nullptr;         // recomputed max-pooling output for pool2d_backward
-  size_t pool_y_floats_ = 0;
   std::vector<void*> retired_;      // outgrown scratch a captured graph still points into
 
   std::map<ConvKey, std::unique_ptr<vendor::ConvPlan>> conv_plans_;

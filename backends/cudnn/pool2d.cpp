@@ -1,4 +1,5 @@
-// cudnn pooling: max and average, no padding, through cudnnPoolingForward / Backward.
+// cudnn pooling: max and average, no padding; forward through cudnnPoolingForward, average
+// backward through cudnnPoolingBackward, max backward through our first-maximum kernel.
 #include "backends/cudnn/cudnn_backend.hpp"
 #include "backends/cudnn/pool2d.cuh"
 
