@@ -1,6 +1,7 @@
 // Tables, JSON and CSV of a BenchReport. Every time printed has its arithmetic rate beside it.
 #include "bench/report.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -51,6 +52,17 @@ void print_runs(std::FILE* out, const BenchReport& r) {
                  ms(run.forward).c_str(), rate(run.forward_flops, run.forward).c_str(),
                  ms(run.backward).c_str(), rate(run.backward_flops, run.backward).c_str(), sp);
   }
+}
+
+void print_head_to_head(std::FILE* out, const std::vector<HeadToHead>& pairs) {
+  if (pairs.empty()) return;
+  std::fprintf(out, "\nhead to head (same run; ratio = the other's step time / this one's)\n");
+  std::fprintf(out, "%-8s %-8s %-11s %5s %12s %12s %8s\n", "backend", "versus", "model", "batch",
+               "images/s", "versus", "ratio");
+  for (const HeadToHead& h : pairs)
+    std::fprintf(out, "%-8s %-8s %-11s %5d %12.0f %12.0f %7.2fx\n", h.backend.c_str(),
+                 h.versus.c_str(), h.model.c_str(), h.batch, h.images_per_s,
+                 h.versus_images_per_s, h.ratio);
 }
 
 void print_layers(std::FILE* out, const BenchReport& r, const std::string& model, int batch) {
@@ -175,6 +187,34 @@ void write_file(const std::string& path, const std::string& text) {
 }
 }  // namespace
 
+std::vector<HeadToHead> head_to_head(const BenchReport& r) {
+  static const std::pair<const char*, const char*> kPairs[] = {
+      {"cuda", "cudnn"}, {"cuda", "kokkos"}, {"kokkos", "openmp"}, {"openmp", "serial"}};
+  // The fastest run of a backend at one model and batch size (nullptr if it did not run).
+  auto best = [&](const std::string& backend, const std::string& model, int batch) {
+    const ModelRun* b = nullptr;
+    for (const ModelRun& run : r.runs)
+      if (run.backend == backend && run.model == model && run.batch == batch &&
+          run.step.samples && (!b || run.step.median < b->step.median))
+        b = &run;
+    return b;
+  };
+  std::vector<std::pair<std::string, int>> cases;  // (model, batch) in the order they ran
+  for (const ModelRun& run : r.runs)
+    if (std::find(cases.begin(), cases.end(), std::make_pair(run.model, run.batch)) == cases.end())
+      cases.emplace_back(run.model, run.batch);
+  std::vector<HeadToHead> out;
+  for (const auto& [a, b] : kPairs)
+    for (const auto& [model, batch] : cases) {
+        const ModelRun* x = best(a, model, batch);
+        const ModelRun* y = best(b, model, batch);
+        if (!x || !y) continue;
+        out.push_back({a, b, model, batch, batch / x->step.median, batch / y->step.median,
+                       y->step.median / x->step.median});
+      }
+  return out;
+}
+
 void print_report(std::FILE* out, const BenchReport& r) {
   std::fprintf(out, "host: %s (%d hardware threads), %s\n", r.host_cpu.c_str(), r.host_threads,
                r.date.c_str());
@@ -194,6 +234,7 @@ void print_report(std::FILE* out, const BenchReport& r) {
                "counted FLOPs; speedup = step time of %s / this row's.\n\n",
                r.baseline.empty() ? "(none)" : r.baseline.c_str());
   print_runs(out, r);
+  print_head_to_head(out, head_to_head(r));
   std::set<std::pair<std::string, int>> done;
   for (const ModelRun& run : r.runs)
     if (!run.layers.empty() && done.insert({run.model, run.batch}).second)
@@ -207,6 +248,11 @@ json to_json(const BenchReport& r) {
   json skipped = json::array(), runs = json::array();
   for (const Skipped& s : r.skipped) skipped.push_back({{"backend", s.backend}, {"reason", s.reason}});
   for (const ModelRun& run : r.runs) runs.push_back(run_json(run));
+  json pairs = json::array();  // derived from runs (recomputed, not read back, by --from)
+  for (const HeadToHead& h : head_to_head(r))
+    pairs.push_back({{"backend", h.backend}, {"versus", h.versus}, {"model", h.model},
+                     {"batch", h.batch}, {"images_per_s", h.images_per_s},
+                     {"versus_images_per_s", h.versus_images_per_s}, {"ratio", h.ratio}});
   return {{"tool", "pcnn bench"},
           {"date", r.date},
           {"command", r.command},
@@ -227,6 +273,7 @@ json to_json(const BenchReport& r) {
                      "per-layer times each include one synchronize (every layer is timed alone)",
                      "backward = loss gradient + Model::backward + SGD update",
                      "speedup = baseline step time / this run's, same model and batch size"}},
+          {"head_to_head", pairs},
           {"runs", runs}};
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -14,7 +15,20 @@ namespace pcnn::bench {
 // GFLOP/s of flops done in seconds (0 when either is not known).
 double gflops(double flops, double seconds);
 
-// The summary table, then one per-layer table per model and batch that has a breakdown.
+// One backend against another at one model and batch size, both measured in the same run:
+// ratio = the other's step time / this one's (> 1: this one is faster). Where a backend ran at
+// several thread counts, its fastest run stands for it.
+struct HeadToHead {
+  std::string backend, versus, model;
+  int batch = 0;
+  double images_per_s = 0, versus_images_per_s = 0, ratio = 0;
+};
+// The pairs people ask about, where both ran: cuda vs cudnn (hand-tuned vs vendor library),
+// cuda vs kokkos (the portability cost on a GPU), kokkos vs openmp (on a CPU), openmp vs serial.
+std::vector<HeadToHead> head_to_head(const BenchReport& r);
+
+// The summary table, the head-to-head ratios, then one per-layer table per model and batch that
+// has a breakdown.
 void print_report(std::FILE* out, const BenchReport& r);
 
 nlohmann::json to_json(const BenchReport& r);

@@ -2,6 +2,7 @@
 // backends compiled in (cuda, cudnn), batch 64 and 1024, through the real Model and Trainer
 // (gather, forward, loss, backward, update, counter++), the step replayed as a CUDA graph
 // (and once without, to show what the graph saves). Synthetic uint8 images, so no data files.
+// Usage: pcnn_step_lab [BACKEND]  (the sweep)  |  pcnn_step_lab BACKEND MODEL BATCH STEPS
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -56,8 +57,19 @@ double images_per_s(Backend& be, const std::string& model, int batch, bool graph
 
 }  // namespace
 
+// `pcnn_step_lab BACKEND MODEL BATCH STEPS`: one configuration, launched eagerly (no graph) so
+// that a profiler (scripts/device/profile_kernels.sh) sees every kernel as its own launch.
+int profile_one(const std::string& backend, const std::string& model, int batch, int steps) {
+  auto be = make_backend(backend);
+  const double ips = images_per_s(*be, model, batch, false, "sgd", steps, 1);
+  std::printf("%s %s batch %d, %d eager steps: %.0f images/s on %s\n", backend.c_str(),
+              model.c_str(), batch, steps, ips, be->device_name().c_str());
+  return 0;
+}
+
 int main(int argc, char** argv) {
   try {
+    if (argc == 5) return profile_one(argv[1], argv[2], std::stoi(argv[3]), std::stoi(argv[4]));
     std::vector<std::string> backends;
     for (const auto& e : compiled_backends())
       if ((e.name == "cuda" || e.name == "cudnn") && unusable_reason(e.name).empty())

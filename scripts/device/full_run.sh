@@ -1,28 +1,66 @@
 #!/usr/bin/env bash
-# The whole GPU-machine check in one call: build every backend, run the test suite, train LeNet-5
-# for 10 epochs on cuda (timing the whole process), the one-GPU NCCL path, and the bench.
-# Needs .deps/device (scripts/device/bundle.sh) and .deps/kokkos-cuda carried along.
+# The GPU-machine check in as few calls as possible. Phases (default: all, in this order):
+#   build    configure + build every backend the machine allows, then the whole test suite
+#   train    LeNet-5 on Fashion-MNIST, 10 epochs on cuda, the whole process timed; the one-GPU
+#            NCCL path for one epoch
+#   variant  scripts/device/check_variant.sh on $VARIANT (a folder of changed files), if set
+#   labs     the whole-step lab (cuda and cudnn, graph replay) on this tree
+#   bench    pcnn bench: serial, openmp, cudnn, cuda (kokkos if built), lenet5 + simard2003,
+#            batch 64, 256, 1024, per-layer breakdown at 1024
+#   profile  scripts/device/profile_kernels.sh (ncu, per kernel)
+# Needs .deps/device (scripts/device/bundle.sh) carried along; .deps/kokkos-cuda if wanted.
+# Everything is handed back as one archive, results.tgz (the device tool returns at most 8 files).
+# Usage: [VARIANT=dir] [BUILD=build-gpu] scripts/device/full_run.sh [phase ...]
 set -uo pipefail
-# Everything is written to a scratch folder and handed back as one archive (the device tool
-# returns at most 8 files).
 final=${OUT:-/tmp}
 out=/tmp/pcnn-out
-mkdir -p "$out"
+rm -rf "$out" && mkdir -p "$out"
 export OUT=$out
-trap 'tar czf "$final/results.tgz" -C "$out" . ; cp "$out/bench.log" "$final/" 2>/dev/null' EXIT
+trap 'tar czf "$final/results.tgz" -C "$out" . ; cp "$out/summary.log" "$final/" 2>/dev/null' EXIT
+phases=${*:-"build train variant labs bench profile"}
+build=${BUILD:-build-gpu}
 data=.deps/device/fashion-mnist
-bash scripts/device/build_and_test.sh > "$out/build_and_test.log" 2>&1
-tail -25 "$out/build_and_test.log"
-pcnn=build-gpu/pcnn
-[ -x "$pcnn" ] || exit 1
-$pcnn backends | tee "$out/backends.txt"
-echo "== lenet5, cuda, defaults, whole process timed"
-/usr/bin/time -f "wall %e s, peak RSS %M KB" $pcnn train --backend cuda --data $data --epochs 10 \
-  --log "$out/train_cuda.csv" --plot "$out/train_cuda.svg" 2>&1 | tee "$out/train_cuda.log"
-echo "== one GPU through the NCCL all-reduce"
-$pcnn train --backend cuda --collective nccl --data $data --epochs 1 2>&1 | tail -3
-[ "${SKIP_BENCH:-0}" = 1 ] && exit 0
-echo "== bench"
-$pcnn bench --models lenet5,simard2003 --batch-sizes 64,1024 --budget 1 --out "$out/bench" \
-  > "$out/bench.log" 2>&1
-tail -40 "$out/bench.log"
+t0=$(date +%s)
+log() { echo "[$(( $(date +%s) - t0 ))s] $*" | tee -a "$out/summary.log"; }
+has() { case " $phases " in *" $1 "*) return 0;; esac; return 1; }
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm,clocks.mem \
+  --format=csv | tee -a "$out/summary.log"
+if has build; then
+  log "build and test"
+  bash scripts/device/build_and_test.sh > "$out/build_and_test.log" 2>&1
+  grep -E "tests passed|tests failed|Passed|Failed|Skipped|\*\*\*" "$out/build_and_test.log" | tee -a "$out/summary.log"
+fi
+pcnn=$build/pcnn
+[ -x "$pcnn" ] || { log "no $pcnn"; exit 1; }
+if has train; then
+  log "lenet5, cuda, defaults, whole process timed"
+  $pcnn backends | tee "$out/backends.txt"
+  /usr/bin/time -f "wall %e s, peak RSS %M KB" $pcnn train --backend cuda --data $data --epochs 10 \
+    --log "$out/train_cuda.csv" --plot "$out/train_cuda.svg" 2>&1 | tee "$out/train_cuda.log" | tail -4 | tee -a "$out/summary.log"
+  log "cudnn, same run"
+  /usr/bin/time -f "wall %e s, peak RSS %M KB" $pcnn train --backend cudnn --data $data --epochs 10 \
+    2>&1 | tee "$out/train_cudnn.log" | tail -3 | tee -a "$out/summary.log"
+  log "one GPU through the NCCL all-reduce"
+  $pcnn train --backend cuda --collective nccl --data $data --epochs 1 2>&1 | tail -2 | tee -a "$out/summary.log"
+fi
+if has variant && [ -n "${VARIANT:-}" ]; then
+  log "variant $VARIANT"
+  bash scripts/device/check_variant.sh "$VARIANT" "$out" 2>&1 | tee -a "$out/summary.log"
+fi
+if has labs; then
+  log "step lab, this tree"
+  timeout 150 $build/bench/kernels/pcnn_step_lab 2>&1 | tee "$out/step_lab.log" | tee -a "$out/summary.log"
+fi
+if has bench; then
+  log "bench"
+  backends=serial,openmp,cudnn,cuda
+  grep -q kokkos "$out/backends.txt" 2>/dev/null && backends=serial,openmp,kokkos,cudnn,cuda
+  $pcnn bench --models lenet5,simard2003 --batch-sizes 64,256,1024 --backends $backends \
+    --budget "${BENCH_BUDGET:-1}" --out "$out/bench" > "$out/bench.log" 2>&1
+  grep -A40 "^head to head" "$out/bench.log" | head -40 | tee -a "$out/summary.log"
+fi
+if has profile; then
+  log "profile"
+  bash scripts/device/profile_kernels.sh "$build" "$out/ncu" 2>&1 | tee -a "$out/summary.log"
+fi
+log "done"

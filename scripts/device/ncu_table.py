@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Where a training step's time goes: one markdown table per ncu CSV written by
+profile_kernels.sh (one row per kernel of one step, in launch order), with each kernel's distance
+from the arithmetic and memory limits.
+
+Usage: ncu_table.py [--peak-tflops 66.9] [--peak-gbps 4300] ncu_BACKEND_MODEL_BATCH.csv ...
+
+FLOPs are counted from the fp32 instructions ncu saw (2 per FFMA, 1 per FADD/FMUL, per thread),
+so they include any arithmetic a kernel does beyond the model's multiply-adds. The default peaks
+are the H200's: 132 SMs x 128 FP32 lanes x 2 x 1.98 GHz, and the ~4.3 TB/s device-to-device copy
+rate measured on these machines (KINDS.md); 'SOL' columns are ncu's own percentages of peak
+(compute: the busiest SM pipeline; memory: the busiest of DRAM, L2 and L1).
+"""
+import csv
+import io
+import os
+import re
+import sys
+from collections import OrderedDict
+
+
+def read_kernels(path):
+    """[(id, name, {metric: value})] in launch order."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        lines = [l for l in f if l.startswith('"')]  # the program's own output is not CSV
+    rows = list(csv.DictReader(io.StringIO("".join(lines))))
+    kernels = OrderedDict()
+    for r in rows:
+        k = kernels.setdefault(int(r["ID"]), {"name": r["Kernel Name"], "m": {}})
+        v = r["Metric Value"].replace(",", "")
+        try:
+            k["m"][r["Metric Name"]] = float(v)
+        except ValueError:
+            k["m"][r["Metric Name"]] = v
+    return [(i, k["name"], k["m"]) for i, k in kernels.items()]
+
+
+def short(name):
+    name = re.sub(r"\(.*$", "", name)  # arguments
+    depth, out = 0, ""
+    for ch in name:  # drop template arguments
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif depth == 0:
+            out += ch
+    out = out.split("::")[-1].strip()
+    return out[:48]
+
+
+def one_step(kernels):
+    """The shortest repeating period of launches (one training step), averaged over periods."""
+    keys = [(n, m.get("launch__grid_size"), m.get("launch__block_size")) for _, n, m in kernels]
+    n = len(keys)
+    period = n
+    for p in range(1, n // 2 + 1):
+        if all(keys[i] == keys[i + p] for i in range(n - p)):
+            period = p
+            break
+    reps = n // period
+    step = []
+    for j in range(period):
+        group = [kernels[j + r * period] for r in range(reps)]
+        m = dict(group[0][2])
+        for key in ("gpu__time_duration.sum", "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+                    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+                    "dram__bytes_read.sum", "dram__bytes_write.sum",
+                    "sm__warps_active.avg.pct_of_peak_sustained_active"):
+            vals = [g[2].get(key, 0.0) for g in group if isinstance(g[2].get(key), float)]
+            if vals:
+                m[key] = sum(vals) / len(vals)
+        step.append((group[0][1], m))
+    # Start the step at the batch gather when there is one.
+    for j, (name, _) in enumerate(step):
+        if "gather" in name:
+            step = step[j:] + step[:j]
+            break
+    return step, reps
+
+
+def table(path, peak_tflops, peak_gbps):
+    kernels = read_kernels(path)
+    if not kernels:
+        return f"### {os.path.basename(path)}\n\nno kernels recorded\n"
+    step, reps = one_step(kernels)
+    total_ns = sum(m.get("gpu__time_duration.sum", 0.0) for _, m in step)
+    title = os.path.basename(path).replace("ncu_", "").replace(".csv", "").replace("_", " ")
+    out = [f"### {title}: {len(step)} kernels a step, {total_ns / 1e3:.1f} us summed "
+           f"(ncu, kernels serialised; mean of {reps} steps)\n",
+           "| # | kernel | grid x block | regs | time us | % step | GFLOP/s | % fp32 peak | "
+           "DRAM GB/s | % copy BW | SOL compute % | SOL memory % | occupancy % |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for j, (name, m) in enumerate(step, 1):
+        t = m.get("gpu__time_duration.sum", 0.0) * 1e-9
+        flops = (2 * m.get("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", 0.0)
+                 + m.get("smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", 0.0)
+                 + m.get("smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", 0.0))
+        dram = m.get("dram__bytes_read.sum", 0.0) + m.get("dram__bytes_write.sum", 0.0)
+        gf = flops / t * 1e-9 if t else 0.0
+        gbps = dram / t * 1e-9 if t else 0.0
+        out.append(
+            f"| {j} | {short(name)} | {int(m.get('launch__grid_size', 0))} x "
+            f"{int(m.get('launch__block_size', 0))} | {int(m.get('launch__registers_per_thread', 0))} | "
+            f"{t * 1e6:.2f} | {100 * t * 1e9 / total_ns:.1f} | {gf:.0f} | "
+            f"{100 * gf / (peak_tflops * 1e3):.1f} | {gbps:.0f} | {100 * gbps / peak_gbps:.1f} | "
+            f"{m.get('sm__throughput.avg.pct_of_peak_sustained_elapsed', 0.0):.1f} | "
+            f"{m.get('gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed', 0.0):.1f} | "
+            f"{m.get('sm__warps_active.avg.pct_of_peak_sustained_active', 0.0):.1f} |")
+    return "\n".join(out) + "\n"
+
+
+def main(argv):
+    peak_tflops, peak_gbps, paths = 66.9, 4300.0, []
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--peak-tflops":
+            peak_tflops = float(argv[i + 1]); i += 2
+        elif argv[i] == "--peak-gbps":
+            peak_gbps = float(argv[i + 1]); i += 2
+        else:
+            paths.append(argv[i]); i += 1
+    if not paths:
+        print(__doc__)
+        return 2
+    for p in paths:
+        print(table(p, peak_tflops, peak_gbps))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
