@@ -117,13 +117,13 @@ int tiles_of(const P& p) {
 // Splits of the K range for one problem: long reductions on few tiles are latency-bound (one
 // dependent load round trip per K step), so their K range is shared out over more blocks.
 template <class Cfg, class P>
-TileGrid grid_of(const P& p, bool split) {
+TileGrid grid_of(const P& p, int split_from) {
   TileGrid g;
   if (p.M <= 0 || p.N <= 0) return g;
   g.tiles_n = ceil_div(p.N, Cfg::BN);
   g.tiles = ceil_div(p.M, Cfg::BM) * g.tiles_n;
   g.k_chunk = p.K > 0 ? p.K : 1;
-  if (split && p.K >= 256) {
+  if (split_from > 0 && p.K >= split_from) {
     int splits = ceil_div(p.K, kSplitK);
     splits = splits > kMaxSplits ? kMaxSplits : splits;
     g.k_chunk = ceil_div(ceil_div(p.K, splits), Cfg::BK) * Cfg::BK;
@@ -133,17 +133,17 @@ TileGrid grid_of(const P& p, bool split) {
 }
 
 template <class Cfg, class P0, class P1>
-void launch_tiled(CudaContext& ctx, const P0& p0, const P1* p1, bool split) {
-  TileGrid g0 = grid_of<Cfg>(p0, split);
-  TileGrid g1 = p1 ? grid_of<Cfg>(*p1, split) : TileGrid{};
+void launch_tiled(CudaContext& ctx, const P0& p0, const P1* p1, int split_from) {
+  TileGrid g0 = grid_of<Cfg>(p0, split_from);
+  TileGrid g1 = p1 ? grid_of<Cfg>(*p1, split_from) : TileGrid{};
   const int blocks = g0.tiles * g0.splits + g1.tiles * g1.splits;
   if (blocks == 0) return;
   float* partial = nullptr;
   unsigned* counters = nullptr;
   if (g0.splits > 1 || g1.splits > 1) {
     if (size_t(g0.tiles) + g1.tiles > CudaContext::kCounters) {
-      g0 = grid_of<Cfg>(p0, false);
-      g1 = p1 ? grid_of<Cfg>(*p1, false) : TileGrid{};
+      g0 = grid_of<Cfg>(p0, 0);
+      g1 = p1 ? grid_of<Cfg>(*p1, 0) : TileGrid{};
     } else {
       partial = ctx.scratch(size_t(blocks) * Cfg::BM * Cfg::BN);
       counters = ctx.counters(size_t(g0.tiles) + g1.tiles);
@@ -155,8 +155,10 @@ void launch_tiled(CudaContext& ctx, const P0& p0, const P1* p1, bool split) {
   PCNN_CUDA_CHECK_LAUNCH("gemm_kernel_tiled");
 }
 
-// Auto: the largest tile that still gives most multiprocessors a block; small tiles split long
-// K ranges.
+// Auto (H200 measurements in notes/cuda.md): Large once every multiprocessor gets a tile (1024^3:
+// 104 us vs 171 us Medium); Medium, splitting K >= 512, once half of them do (1024x400->120
+// forward: 11.8 us vs 23.8 us small split-K); else small tiles with split K (64x400->120
+// forward 5.8 us vs 10.8 unsplit; 1024x120->84 backward 13.2 vs 50.5 Medium unsplit).
 template <class P0, class P1>
 GemmVariant pick(CudaContext& ctx, GemmVariant v, const P0& p0, const P1* p1) {
   if (v != GemmVariant::Auto) return v;
@@ -164,19 +166,20 @@ GemmVariant pick(CudaContext& ctx, GemmVariant v, const P0& p0, const P1* p1) {
     using Cfg = decltype(cfg);
     return tiles_of<Cfg>(p0) + (p1 ? tiles_of<Cfg>(*p1) : 0);
   };
-  if (total(TileLarge{}) >= 2 * ctx.sm_count()) return GemmVariant::Large;
-  if (total(TileMedium{}) >= ctx.sm_count()) return GemmVariant::Medium;
+  if (total(TileLarge{}) >= ctx.sm_count()) return GemmVariant::Large;
+  if (2 * total(TileMedium{}) >= ctx.sm_count()) return GemmVariant::MediumSplitK;
   return GemmVariant::SmallSplitK;
 }
 
 template <class P0, class P1>
 void run(CudaContext& ctx, GemmVariant v, const P0& p0, const P1* p1) {
   switch (pick(ctx, v, p0, p1)) {
-    case GemmVariant::Large: launch_tiled<TileLarge>(ctx, p0, p1, false); break;
-    case GemmVariant::Medium: launch_tiled<TileMedium>(ctx, p0, p1, false); break;
-    case GemmVariant::SmallDeep: launch_tiled<TileSmallDeep>(ctx, p0, p1, false); break;
-    case GemmVariant::SmallSplitK: launch_tiled<TileSmall>(ctx, p0, p1, true); break;
-    default: launch_tiled<TileSmall>(ctx, p0, p1, false); break;
+    case GemmVariant::Large: launch_tiled<TileLarge>(ctx, p0, p1, 0); break;
+    case GemmVariant::Medium: launch_tiled<TileMedium>(ctx, p0, p1, 0); break;
+    case GemmVariant::MediumSplitK: launch_tiled<TileMedium>(ctx, p0, p1, 512); break;
+    case GemmVariant::SmallDeep: launch_tiled<TileSmallDeep>(ctx, p0, p1, 0); break;
+    case GemmVariant::SmallSplitK: launch_tiled<TileSmall>(ctx, p0, p1, 256); break;
+    default: launch_tiled<TileSmall>(ctx, p0, p1, 0); break;
   }
 }
 

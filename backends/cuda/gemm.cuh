@@ -9,9 +9,10 @@ namespace pcnn::cuda {
 
 // Naive: one thread per output, for the lab's "before". Small/SmallDeep/Medium/Large: tile
 // configs of gemm_tile.cuh. SmallSplitK: small tiles with long K ranges split over several
-// blocks (summed in a fixed order by the tile's last block). Auto picks the largest tile that
-// still gives every multiprocessor a block, else SmallSplitK.
-enum class GemmVariant { Auto, Naive, Small, SmallDeep, SmallSplitK, Medium, Large };
+// blocks (summed in a fixed order by the tile's last block); MediumSplitK splits only K >= 512.
+// Auto: Large when it gives every multiprocessor a tile, else MediumSplitK when it gives half
+// of them one, else SmallSplitK.
+enum class GemmVariant { Auto, Naive, Small, SmallDeep, SmallSplitK, Medium, MediumSplitK, Large };
 
 // Row-major C(M,N) = alpha op(A)(M,K) op(B)(K,N) + beta C; beta == 0 overwrites C
 void gemm(CudaContext& ctx, bool trans_a, bool trans_b, int M, int N, int K, float alpha,

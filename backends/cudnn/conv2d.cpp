@@ -19,16 +19,37 @@ bool tensor_op(cudnnMathType_t m) {
   return m == CUDNN_TENSOR_OP_MATH || m == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
 }
 
+// Algorithms that go through a transform (FFT, Winograd): FP32 error far above a direct sum's.
+bool transform(cudnnConvolutionFwdAlgo_t a) {
+  return a == CUDNN_CONVOLUTION_FWD_ALGO_FFT || a == CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING ||
+         a == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD ||
+         a == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED;
+}
+bool transform(cudnnConvolutionBwdDataAlgo_t a) {
+  return a == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT ||
+         a == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING ||
+         a == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD ||
+         a == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED;
+}
+bool transform(cudnnConvolutionBwdFilterAlgo_t a) {
+  return a == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT ||
+         a == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING ||
+         a == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED;
+}
+
 // Candidates in the order to try them: results usable here (succeeded, workspace under the cap,
-// no tensor-op math unless TF32 is allowed), best first. Timed results come sorted by time; a
-// deterministic one within kDeterministicSlack of the fastest moves to the front.
+// no tensor-op math unless TF32 is allowed, no transform algorithm unless allowed), best first.
+// Timed results come sorted by time; a deterministic one within kDeterministicSlack of the
+// fastest moves to the front.
 template <class Perf>
-std::vector<Perf> candidates(const Perf* perf, int count, bool timed, bool allow_tf32) {
+std::vector<Perf> candidates(const Perf* perf, int count, bool timed, bool allow_tf32,
+                             bool allow_transforms) {
   std::vector<Perf> usable;
   for (int i = 0; i < count; ++i) {
     const Perf& r = perf[i];
     if (r.status != CUDNN_STATUS_SUCCESS || r.memory > kMaxWorkspaceBytes) continue;
     if (!allow_tf32 && tensor_op(r.mathType)) continue;
+    if (!allow_transforms && transform(r.algo)) continue;
     usable.push_back(r);
   }
   if (timed && !usable.empty() && usable.front().determinism != CUDNN_DETERMINISTIC) {
@@ -119,7 +140,7 @@ void CudnnBackend::choose_forward(const Conv2dShape& s, vendor::ConvPlan& p) {
     PCNN_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(dnn_, p.x, p.w, p.conv, p.y,
                                                             max_count, &returned, perf.data()));
   }
-  settle(p.forward, candidates(perf.data(), returned, timed, allow_tf32_), p.conv, allow_tf32_,
+  settle(p.forward, candidates(perf.data(), returned, timed, allow_tf32_, allow_transforms_), p.conv, allow_tf32_,
          [&](cudnnConvolutionFwdAlgo_t algo, size_t* bytes) {
            return cudnnGetConvolutionForwardWorkspaceSize(dnn_, p.x, p.w, p.conv, p.y, algo,
                                                           bytes);
@@ -144,7 +165,7 @@ void CudnnBackend::choose_backward_data(const Conv2dShape& s, vendor::ConvPlan& 
                                                                  max_count, &returned,
                                                                  perf.data()));
   }
-  settle(p.backward_data, candidates(perf.data(), returned, timed, allow_tf32_), p.conv,
+  settle(p.backward_data, candidates(perf.data(), returned, timed, allow_tf32_, allow_transforms_), p.conv,
          allow_tf32_,
          [&](cudnnConvolutionBwdDataAlgo_t algo, size_t* bytes) {
            return cudnnGetConvolutionBackwardDataWorkspaceSize(dnn_, p.w, p.y, p.conv, p.x, algo,
@@ -170,7 +191,7 @@ void CudnnBackend::choose_backward_filter(const Conv2dShape& s, vendor::ConvPlan
                                                                    max_count, &returned,
                                                                    perf.data()));
   }
-  settle(p.backward_filter, candidates(perf.data(), returned, timed, allow_tf32_), p.conv,
+  settle(p.backward_filter, candidates(perf.data(), returned, timed, allow_tf32_, allow_transforms_), p.conv,
          allow_tf32_,
          [&](cudnnConvolutionBwdFilterAlgo_t algo, size_t* bytes) {
            return cudnnGetConvolutionBackwardFilterWorkspaceSize(dnn_, p.x, p.y, p.conv, p.w,

@@ -48,6 +48,10 @@ CudnnBackend::CudnnBackend(int device) : device_(device) {
              "PCNN_CUDNN_ALGO must be 'find' or 'heuristic', got '" << algo << "'");
   time_algorithms_ = algo == "find";
   allow_tf32_ = env_or("PCNN_CUDNN_TF32", "0") == "1";
+  const std::string algos = env_or("PCNN_CUDNN_ALGOS", "direct");
+  PCNN_CHECK(algos == "direct" || algos == "all",
+             "PCNN_CUDNN_ALGOS must be 'direct' or 'all', got '" << algos << "'");
+  allow_transforms_ = algos == "all";
 
   try {
     PCNN_CUDA_CHECK(cudaSetDevice(device));
@@ -84,7 +88,8 @@ CudnnBackend::CudnnBackend(int device) : device_(device) {
     PCNN_CUBLAS_CHECK(cublasGetVersion(blas_, &blas_version));
     device_name_ = std::string(prop.name) + " (cuDNN " + version_string(int(cudnnGetVersion())) +
                    ", cuBLAS " + version_string(blas_version) +
-                   (allow_tf32_ ? ", TF32" : ", FP32") + ")";
+                   (allow_tf32_ ? ", TF32" : ", FP32") +
+                   (allow_transforms_ ? ", all algorithms" : ", direct algorithms") + ")";
   } catch (...) {
     release();
     throw;

@@ -12,6 +12,10 @@
 // workspace, grown to the largest chosen algorithm's need, serves every call.
 // Math is strict FP32 (CUDNN_FMA_MATH, cuBLAS default math) so results agree with serial;
 // PCNN_CUDNN_TF32=1 lets both libraries use TF32 tensor cores (faster, ~1e-3 relative error).
+// Only algorithms that sum the convolution directly are taken (implicit/explicit GEMM, direct):
+// the FFT and Winograd ones compute it through a transform whose FP32 rounding is far larger
+// (3e-4 normalised on LeNet-5's conv1 weight gradient, H200, cuDNN 9.14), and cudnnFind picks
+// them on some runs and not others. PCNN_CUDNN_ALGOS=all lets them compete too.
 #pragma once
 
 #include <array>
@@ -127,6 +131,7 @@ class CudnnBackend : public Backend {
   std::string device_name_;
   bool time_algorithms_ = true;  // cudnnFind* (true) or cudnnGet*_v7 heuristics (false)
   bool allow_tf32_ = false;
+  bool allow_transforms_ = false;  // FFT / Winograd convolution algorithms (PCNN_CUDNN_ALGOS=all)
 
   cudaStream_t stream_ = nullptr;
   cudnnHandle_t dnn_ = nullptr;

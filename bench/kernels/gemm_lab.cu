@@ -16,7 +16,8 @@ const std::pair<const char*, cuda::GemmVariant> kVariants[] = {
     {"naive", cuda::GemmVariant::Naive},   {"tile16 (small)", cuda::GemmVariant::Small},
     {"tile16 k64 (small deep)", cuda::GemmVariant::SmallDeep},
     {"tile16 split-K", cuda::GemmVariant::SmallSplitK},
-    {"tile32 (medium)", cuda::GemmVariant::Medium}, {"tile64 (large)", cuda::GemmVariant::Large},
+    {"tile32 (medium)", cuda::GemmVariant::Medium},
+    {"tile32 split-K", cuda::GemmVariant::MediumSplitK}, {"tile64 (large)", cuda::GemmVariant::Large},
     {"auto", cuda::GemmVariant::Auto}};
 
 void gemm_case(CudaBackend& be, SerialBackend& ref, const char* name, bool ta, bool tb, int M,

@@ -50,6 +50,11 @@ fi
 if has labs; then
   log "step lab, this tree"
   timeout 150 $build/bench/kernels/pcnn_step_lab 2>&1 | tee "$out/step_lab.log" | tee -a "$out/summary.log"
+  log "step lab, cudnn free to pick FFT / Winograd algorithms too"
+  PCNN_CUDNN_ALGOS=all timeout 100 $build/bench/kernels/pcnn_step_lab cudnn 2>&1 | tee "$out/step_lab_cudnn_all.log" | tee -a "$out/summary.log"
+  log "gemm lab"
+  timeout 120 $build/bench/kernels/pcnn_gemm_lab > "$out/gemm_lab.log" 2>&1
+  grep -E "failures|auto" "$out/gemm_lab.log" | tail -30 | tee -a "$out/summary.log"
 fi
 if has bench; then
   log "bench"
@@ -57,6 +62,7 @@ if has bench; then
   grep -q kokkos "$out/backends.txt" 2>/dev/null && backends=serial,openmp,kokkos,cudnn,cuda
   $pcnn bench --models lenet5,simard2003 --batch-sizes 64,256,1024 --backends $backends \
     --budget "${BENCH_BUDGET:-1}" --out "$out/bench" > "$out/bench.log" 2>&1
+  tail -60 "$out/bench.log" | grep -B2 -A20 "^backend  " | head -30 >> "$out/summary.log"
   grep -A40 "^head to head" "$out/bench.log" | head -40 | tee -a "$out/summary.log"
 fi
 if has profile; then
