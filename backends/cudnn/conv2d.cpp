@@ -242,7 +242,7 @@ void CudnnBackend::conv2d_backward_weights(const Conv2dShape& s, const float* x,
   PCNN_CUDNN_CHECK(cudnnConvolutionBackwardFilter(dnn_, &one, p.x, x, p.y, dy, p.conv,
                                                   p.backward_filter.algo, workspace_,
                                                   workspace_bytes_, &zero, p.w, dw));
-  if (db) PCNN_CUDNN_CHECK(cudnnConvolutionBackwardBias(dnn_, &one, p.y, dy, &zero, p.bias, db));
+  if (db) bias_backward(s.N, s.K, s.P() * s.Q(), dy, db);
 }
 
 }  // namespace pcnn

@@ -63,6 +63,12 @@ PCNN_CUBLAS_FORWARD(cublasSgemm_v2, CUBLAS_STATUS_NOT_INITIALIZED,
                      const float* B, int ldb, const float* beta, float* C, int ldc),
                     (handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc))
 
+PCNN_CUBLAS_FORWARD(cublasSgemv_v2, CUBLAS_STATUS_NOT_INITIALIZED,
+                    (cublasHandle_t handle, cublasOperation_t trans, int m, int n,
+                     const float* alpha, const float* A, int lda, const float* x, int incx,
+                     const float* beta, float* y, int incy),
+                    (handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy))
+
 extern "C" const char* CUBLASWINAPI cublasGetStatusString(cublasStatus_t status) {
   using Fn = const char*(CUBLASWINAPI*)(cublasStatus_t);
   static const Fn fn = resolve<Fn>("cublasGetStatusString");

@@ -114,7 +114,11 @@ void CudnnBackend::release() noexcept {
   pool_desc_.reset();
   cudaFree(workspace_);
   cudaFree(blas_workspace_);
+  cudaFree(ones_);
+  cudaFree(bias_partial_);
   workspace_ = blas_workspace_ = nullptr;
+  ones_ = bias_partial_ = nullptr;
+  ones_count_ = bias_partial_count_ = 0;
   if (blas_) cublasDestroy(blas_);
   if (dnn_) cudnnDestroy(dnn_);
   if (stream_) cudaStreamDestroy(stream_);
@@ -202,6 +206,33 @@ void CudnnBackend::ensure_workspace(size_t bytes) {
   retire(old);
   workspace_ = allocate(bytes);
   workspace_bytes_ = bytes;
+}
+
+float* CudnnBackend::grow(float*& buffer, size_t& have, size_t need, const char* what) {
+  if (need <= have) return buffer;
+  if (capturing_) {
+    abandon_capture();
+    throw Error(std::string("cudnn: the bias gradient needs more ") + what +
+                " while a graph is being captured; run one step before capturing");
+  }
+  float* old = buffer;
+  buffer = nullptr;
+  have = 0;
+  retire(old);
+  buffer = static_cast<float*>(allocate(need * sizeof(float)));
+  have = need;
+  return buffer;
+}
+
+const float* CudnnBackend::ones_of(size_t n) {
+  const size_t had = ones_count_;
+  grow(ones_, ones_count_, n, "ones");
+  if (ones_count_ != had) fill(ones_, 1.f, ones_count_);  // stream-ordered before any use
+  return ones_;
+}
+
+float* CudnnBackend::bias_scratch(size_t n) {
+  return grow(bias_partial_, bias_partial_count_, n, "scratch");
 }
 
 // ---- kernels of this folder ----------------------------------------------------------------

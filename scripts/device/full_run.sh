@@ -7,7 +7,7 @@
 #   labs     the whole-step lab (cuda and cudnn, graph replay) on this tree
 #   bench    pcnn bench: serial, openmp, cudnn, cuda (kokkos if built), lenet5 + simard2003,
 #            batch 64, 256, 1024, per-layer breakdown at 1024
-#   profile  scripts/device/profile_kernels.sh (ncu, per kernel)
+#   profile  scripts/device/profile_kernels.sh (ncu, per kernel; PROFILE_CASES to choose)
 # Needs .deps/device (scripts/device/bundle.sh) carried along; .deps/kokkos-cuda if wanted.
 # Everything is handed back as one archive, results.tgz (the device tool returns at most 8 files).
 # Usage: [VARIANT=dir] [BUILD=build-gpu] scripts/device/full_run.sh [phase ...]
@@ -32,6 +32,9 @@ if has build; then
 fi
 pcnn=$build/pcnn
 [ -x "$pcnn" ] || { log "no $pcnn"; exit 1; }
+if has train || has bench; then
+  $pcnn backends > "$out/backends.txt"
+fi
 if has train; then
   log "lenet5, cuda, defaults, whole process timed"
   $pcnn backends | tee "$out/backends.txt"
@@ -59,7 +62,7 @@ fi
 if has bench; then
   log "bench"
   backends=serial,openmp,cudnn,cuda
-  grep -q kokkos "$out/backends.txt" 2>/dev/null && backends=serial,openmp,kokkos,cudnn,cuda
+  grep -q "^kokkos " "$out/backends.txt" 2>/dev/null && backends=serial,openmp,kokkos,cudnn,cuda
   $pcnn bench --models lenet5,simard2003 --batch-sizes 64,256,1024 --backends $backends \
     --budget "${BENCH_BUDGET:-1}" --out "$out/bench" > "$out/bench.log" 2>&1
   tail -60 "$out/bench.log" | grep -B2 -A20 "^backend  " | head -30 >> "$out/summary.log"
@@ -67,6 +70,6 @@ if has bench; then
 fi
 if has profile; then
   log "profile"
-  bash scripts/device/profile_kernels.sh "$build" "$out/ncu" 2>&1 | tee -a "$out/summary.log"
+  bash scripts/device/profile_kernels.sh "$build" "$out/ncu" ${PROFILE_CASES:-} 2>&1 | tee -a "$out/summary.log"
 fi
 log "done"

@@ -36,6 +36,7 @@ def read_kernels(path):
 
 
 def short(name):
+    name = name.replace("(anonymous namespace)::", "")
     name = re.sub(r"\(.*$", "", name)  # arguments
     depth, out = 0, ""
     for ch in name:  # drop template arguments

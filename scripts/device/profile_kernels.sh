@@ -26,8 +26,8 @@ metrics+=,launch__grid_size,launch__block_size,launch__registers_per_thread
 metrics+=,launch__shared_mem_per_block_dynamic,launch__shared_mem_per_block_static
 for c in $cases; do
   IFS=: read -r backend model batch <<<"$c"
-  # cuda runs 14 (lenet5) or 12 kernels a step; cudnn more. Skip 20 steps' worth, record ~2 steps.
-  count=40; [ "$backend" = cudnn ] && count=90
+  # cuda runs 14 (lenet5) or 12 kernels a step; cudnn more. Skip the warm-up, record >= 2 steps.
+  count=40; [ "$backend" = cudnn ] && count=140  # cudnn: 46 kernels a LeNet-5 step
   echo "== $backend $model $batch"
   timeout 150 "$ncu" --clock-control none --cache-control none --launch-skip 600 \
     --launch-count $count --metrics "$metrics" --csv --print-units base \
