@@ -13,8 +13,8 @@ tar -C "$src" --exclude='./build*' --exclude=./.deps --exclude=./.git -cf - . | 
 cp -r "$variant"/. /tmp/variant/
 cd /tmp/variant
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DPCNN_ENABLE_KOKKOS=OFF \
-  -DPCNN_ENABLE_OPENMP=OFF > "$out/variant_build.log" 2>&1 &&
-  cmake --build build-gpu -j "$(nproc)" -t pcnn_tests pcnn_step_lab pcnn_conv_lab >> "$out/variant_build.log" 2>&1 ||
+  > "$out/variant_build.log" 2>&1 &&
+  cmake --build build-gpu -j "$(nproc)" -t pcnn_tests pcnn_step_lab pcnn_conv_lab pcnn_gemm_lab pcnn >> "$out/variant_build.log" 2>&1 ||
   { echo "check_variant: build failed"; grep -E "error" "$out/variant_build.log" | head; exit 1; }
 grep -E "spill stores" "$out/variant_build.log" | grep -v " 0 bytes spill stores" | head -5
 [ "$build_only" = 1 ] && exit 0

@@ -1,23 +1,24 @@
 #!/usr/bin/env bash
-# The GPU-machine check in as few calls as possible. Phases (default: all, in this order):
+# The GPU-machine check in as few calls as possible. Phases (default: all; always in this order):
 #   build    configure + build every backend the machine allows, then the whole test suite
 #   train    LeNet-5 on Fashion-MNIST, 10 epochs on cuda, the whole process timed; the one-GPU
 #            NCCL path for one epoch
-#   variant  scripts/device/check_variant.sh on $VARIANT (a folder of changed files), if set
+#   variant  scripts/device/check_variant.sh on $VARIANT (a folder of changed files), if set;
+#            with VARIANT_BUILD=1 the phases after it run the variant's build
 #   labs     the whole-step lab (cuda and cudnn, graph replay) on this tree
 #   bench    pcnn bench: serial, openmp, cudnn, cuda (kokkos if built), lenet5 + simard2003,
 #            batch 64, 256, 1024, per-layer breakdown at 1024
 #   profile  scripts/device/profile_kernels.sh (ncu, per kernel; PROFILE_CASES to choose)
 # Needs .deps/device (scripts/device/bundle.sh) carried along; .deps/kokkos-cuda if wanted.
 # Everything is handed back as one archive, results.tgz (the device tool returns at most 8 files).
-# Usage: [VARIANT=dir] [BUILD=build-gpu] scripts/device/full_run.sh [phase ...]
+# Usage: [VARIANT=dir [VARIANT_BUILD=1]] [BUILD=build-gpu] scripts/device/full_run.sh [phase ...]
 set -uo pipefail
 final=${OUT:-/tmp}
 out=/tmp/pcnn-out
 rm -rf "$out" && mkdir -p "$out"
 export OUT=$out
 trap 'tar czf "$final/results.tgz" -C "$out" . ; cp "$out/summary.log" "$final/" 2>/dev/null' EXIT
-phases=${*:-"build train variant labs bench profile"}
+phases=${*:-"build variant train labs bench profile"}
 build=${BUILD:-build-gpu}
 data=.deps/device/fashion-mnist
 t0=$(date +%s)
@@ -29,6 +30,15 @@ if has build; then
   log "build and test"
   bash scripts/device/build_and_test.sh > "$out/build_and_test.log" 2>&1
   grep -E "tests passed|tests failed|Passed|Failed|Skipped|\*\*\*" "$out/build_and_test.log" | tee -a "$out/summary.log"
+fi
+if has variant && [ -n "${VARIANT:-}" ]; then
+  log "variant $VARIANT"
+  bash scripts/device/check_variant.sh "$VARIANT" "$out" 2>&1 | tee -a "$out/summary.log"
+  # VARIANT_BUILD=1: the later phases run the variant's build (when its tests passed).
+  if [ "${VARIANT_BUILD:-0}" = 1 ] && grep -q "variant tests: exit 0" "$out/summary.log"; then
+    build=/tmp/variant/build-gpu
+    log "later phases use $build"
+  fi
 fi
 pcnn=$build/pcnn
 [ -x "$pcnn" ] || { log "no $pcnn"; exit 1; }
@@ -45,10 +55,6 @@ if has train; then
     2>&1 | tee "$out/train_cudnn.log" | tail -3 | tee -a "$out/summary.log"
   log "one GPU through the NCCL all-reduce"
   $pcnn train --backend cuda --collective nccl --data $data --epochs 1 2>&1 | tail -2 | tee -a "$out/summary.log"
-fi
-if has variant && [ -n "${VARIANT:-}" ]; then
-  log "variant $VARIANT"
-  bash scripts/device/check_variant.sh "$VARIANT" "$out" 2>&1 | tee -a "$out/summary.log"
 fi
 if has labs; then
   log "step lab, this tree"

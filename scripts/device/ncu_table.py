@@ -36,18 +36,22 @@ def read_kernels(path):
 
 
 def short(name):
-    name = name.replace("(anonymous namespace)::", "")
-    name = re.sub(r"\(.*$", "", name)  # arguments
+    """conv2d_forward_kernel_tiled<4, 2, 5>, gemm_kernel_tiled<16x16x32, LinearForward, ...>"""
+    for junk in ("(anonymous namespace)::", "<unnamed>::", "unnamed>::", "void "):
+        name = name.replace(junk, "")
     depth, out = 0, ""
-    for ch in name:  # drop template arguments
+    for ch in name:  # cut the argument list (the first parenthesis outside template brackets)
         if ch == "<":
             depth += 1
         elif ch == ">":
             depth -= 1
-        elif depth == 0:
-            out += ch
-    out = out.split("::")[-1].strip()
-    return out[:48]
+        elif ch == "(" and depth == 0:
+            break
+        out += ch
+    out = re.sub(r"TileConfig<(\d+), (\d+), (\d+), \d+, \d+>", r"\1x\2x\3", out)
+    out = out.replace("Problem", "").split("::")[-1].strip() if "<" not in out.split("::")[-1] \
+        else out.replace("Problem", "").strip()
+    return out[:72]
 
 
 def one_step(kernels):
