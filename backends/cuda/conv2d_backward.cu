@@ -337,19 +337,38 @@ __device__ __forceinline__ void backward_data_block(const FusedArgs& a, int n, i
     }
     return;
   }
-  const int hw = s.H * s.W;
+  // Any stride: dx (h, w) gathers the taps r = (h + pad) mod stride, + stride, ... (and likewise
+  // t), so the plane is walked class by class of ((h + pad) mod stride, (w + pad) mod stride):
+  // neighbouring threads share one tap set and run the filter loop together, where walking it
+  // row by row left each tap to a quarter of a warp at stride 2 (H200, Simard conv2 at N=1024:
+  // 0.5 ms of a 0.93 ms step). Taps are still visited in ascending (r, t): same sums as before.
+  const int hw = s.H * s.W, st = s.stride;
   for (int e = threadIdx.x; e < a.ct * hw; e += blockDim.x) {
-    const int cc = e / hw, h = (e % hw) / s.W, wi = e % s.W, c = c0 + cc;
+    const int cc = e / hw, c = c0 + cc;
     if (c >= s.C) break;
+    int rem = e % hw, ah = 0, aw = 0, h = -1, wi = 0;
+    for (ah = 0; ah < st && h < 0; ++ah) {  // find the class holding plane item `rem`
+      const int h0 = ((ah - s.pad) % st + st) % st;  // first h with (h + pad) % st == ah
+      const int nh = h0 < s.H ? (s.H - 1 - h0) / st + 1 : 0;
+      for (aw = 0; aw < st; ++aw) {
+        const int w0 = ((aw - s.pad) % st + st) % st;
+        const int nw = w0 < s.W ? (s.W - 1 - w0) / st + 1 : 0;
+        if (rem < nh * nw) {
+          h = h0 + st * (rem / nw);
+          wi = w0 + st * (rem % nw);
+          break;
+        }
+        rem -= nh * nw;
+      }
+    }
+    --ah;  // the loop stepped past the class it found
     float acc = 0.f;
-    for (int r = 0; r < R; ++r) {
-      const int ph = h + s.pad - r;
-      if (ph < 0 || ph % s.stride || ph / s.stride >= P) continue;
-      const int p = ph / s.stride;
-      for (int t = 0; t < S; ++t) {
-        const int qw = wi + s.pad - t;
-        if (qw < 0 || qw % s.stride || qw / s.stride >= Q) continue;
-        const int q = qw / s.stride;
+    // Tap r = ah + m * st reads output row p0 - m (and likewise for t, q).
+    const int p0 = (h + s.pad - ah) / st, q0 = (wi + s.pad - aw) / st;
+    for (int r = ah, p = p0; r < R && p >= 0; r += st, --p) {
+      if (p >= P) continue;
+      for (int t = aw, q = q0; t < S && q >= 0; t += st, --q) {
+        if (q >= Q) continue;
         const float* wp = ws + (cc * R + r) * S + t;
         const float* dp = ds + (p + L.hr) * L.Qh + q + L.hs;
         for (int k = 0; k < s.K; ++k) acc = fmaf(wp[k * a.ct * rs], dp[k * plane], acc);
