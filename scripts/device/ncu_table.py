@@ -3,7 +3,7 @@
 profile_kernels.sh (one row per kernel of one step, in launch order), with each kernel's distance
 from the arithmetic and memory limits.
 
-Usage: ncu_table.py [--peak-tflops 66.9] [--peak-gbps 4300] ncu_BACKEND_MODEL_BATCH.csv ...
+Usage: ncu_table.py [--peak-tflops 66.9] [--peak-gbps 4300] ncu_BACKEND_MODEL_BATCH.csv[.gz] ...
 
 FLOPs are counted from the fp32 instructions ncu saw (2 per FFMA, 1 per FADD/FMUL, per thread),
 so they include any arithmetic a kernel does beyond the model's multiply-adds. The default peaks
@@ -12,6 +12,7 @@ rate measured on these machines (KINDS.md); 'SOL' columns are ncu's own percenta
 (compute: the busiest SM pipeline; memory: the busiest of DRAM, L2 and L1).
 """
 import csv
+import gzip
 import io
 import os
 import re
@@ -21,7 +22,8 @@ from collections import OrderedDict
 
 def read_kernels(path):
     """[(id, name, {metric: value})] in launch order."""
-    with open(path, encoding="utf-8", errors="replace") as f:
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8", errors="replace") as f:
         lines = [l for l in f if l.startswith('"')]  # the program's own output is not CSV
     rows = list(csv.DictReader(io.StringIO("".join(lines))))
     kernels = OrderedDict()
@@ -90,7 +92,7 @@ def table(path, peak_tflops, peak_gbps):
         return f"### {os.path.basename(path)}\n\nno kernels recorded\n"
     step, reps = one_step(kernels)
     total_ns = sum(m.get("gpu__time_duration.sum", 0.0) for _, m in step)
-    title = os.path.basename(path).replace("ncu_", "").replace(".csv", "").replace("_", " ")
+    title = os.path.basename(path).replace("ncu_", "").replace(".gz", "").replace(".csv", "").replace("_", " ")
     out = [f"### {title}: {len(step)} kernels a step, {total_ns / 1e3:.1f} us summed "
            f"(ncu, kernels serialised; mean of {reps} steps)\n",
            "| # | kernel | grid x block | regs | time us | % step | GFLOP/s | % fp32 peak | "
