@@ -155,10 +155,14 @@ void launch_tiled(CudaContext& ctx, const P0& p0, const P1* p1, int split_from) 
   PCNN_CUDA_CHECK_LAUNCH("gemm_kernel_tiled");
 }
 
-// Auto (H200 measurements in notes/cuda.md): Large once every multiprocessor gets a tile (1024^3:
-// 104 us vs 171 us Medium); Medium, splitting K >= 512, once half of them do (1024x400->120
-// forward: 11.8 us vs 23.8 us small split-K); else small tiles with split K (64x400->120
-// forward 5.8 us vs 10.8 unsplit; 1024x120->84 backward 13.2 vs 50.5 Medium unsplit).
+// Auto (H200 measurements in notes/cuda.md): Large once every multiprocessor gets a tile and
+// every reduction is long (1024^3: 104 us vs 171 us Medium; but the Simard 1024x1250->100
+// backward, whose dx part reduces over only 100, took 114.5 us on Large vs 64.2 on Medium with
+// split K); Medium, splitting K >= 512, once half of them get a tile (1024x400->120 forward:
+// 11.8 us vs 23.8 us small split-K); else small tiles with split K (64x400->120 forward 5.8 us vs
+// 10.8 unsplit; 1024x120->84 backward 13.2 vs 50.5 Medium unsplit).
+constexpr int kLargeMinK = 256;
+
 template <class P0, class P1>
 GemmVariant pick(CudaContext& ctx, GemmVariant v, const P0& p0, const P1* p1) {
   if (v != GemmVariant::Auto) return v;
@@ -166,7 +170,8 @@ GemmVariant pick(CudaContext& ctx, GemmVariant v, const P0& p0, const P1* p1) {
     using Cfg = decltype(cfg);
     return tiles_of<Cfg>(p0) + (p1 ? tiles_of<Cfg>(*p1) : 0);
   };
-  if (total(TileLarge{}) >= ctx.sm_count()) return GemmVariant::Large;
+  const bool long_k = p0.K >= kLargeMinK && (!p1 || p1->K >= kLargeMinK);
+  if (long_k && total(TileLarge{}) >= ctx.sm_count()) return GemmVariant::Large;
   if (2 * total(TileMedium{}) >= ctx.sm_count()) return GemmVariant::MediumSplitK;
   return GemmVariant::SmallSplitK;
 }

@@ -10,7 +10,8 @@ namespace pcnn::cuda {
 // Naive: one thread per output, for the lab's "before". Small/SmallDeep/Medium/Large: tile
 // configs of gemm_tile.cuh. SmallSplitK: small tiles with long K ranges split over several
 // blocks (summed in a fixed order by the tile's last block); MediumSplitK splits only K >= 512.
-// Auto: Large when it gives every multiprocessor a tile, else MediumSplitK when it gives half
+// Auto: Large when it gives every multiprocessor a tile and every K is long (>= 256), else
+// MediumSplitK when it gives half
 // of them one, else SmallSplitK.
 enum class GemmVariant { Auto, Naive, Small, SmallDeep, SmallSplitK, Medium, MediumSplitK, Large };
 
