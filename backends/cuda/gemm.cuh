@@ -11,8 +11,7 @@ namespace pcnn::cuda {
 // configs of gemm_tile.cuh. SmallSplitK: small tiles with long K ranges split over several
 // blocks (summed in a fixed order by the tile's last block); MediumSplitK splits only K >= 512.
 // Auto: Large when it gives every multiprocessor a tile and every K is long (>= 256), else
-// MediumSplitK when it gives half
-// of them one, else SmallSplitK.
+// MediumSplitK when it gives half of them one, else SmallSplitK.
 enum class GemmVariant { Auto, Naive, Small, SmallDeep, SmallSplitK, Medium, MediumSplitK, Large };
 
 // Row-major C(M,N) = alpha op(A)(M,K) op(B)(K,N) + beta C; beta == 0 overwrites C
