@@ -206,12 +206,12 @@ std::vector<HeadToHead> head_to_head(const BenchReport& r) {
   std::vector<HeadToHead> out;
   for (const auto& [a, b] : kPairs)
     for (const auto& [model, batch] : cases) {
-        const ModelRun* x = best(a, model, batch);
-        const ModelRun* y = best(b, model, batch);
-        if (!x || !y) continue;
-        out.push_back({a, b, model, batch, batch / x->step.median, batch / y->step.median,
-                       y->step.median / x->step.median});
-      }
+      const ModelRun* x = best(a, model, batch);
+      const ModelRun* y = best(b, model, batch);
+      if (!x || !y) continue;
+      out.push_back({a, b, model, batch, batch / x->step.median, batch / y->step.median,
+                     y->step.median / x->step.median});
+    }
   return out;
 }
 

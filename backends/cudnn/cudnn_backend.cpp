@@ -118,7 +118,7 @@ void CudnnBackend::release() noexcept {
   cudaFree(bias_partial_);
   workspace_ = blas_workspace_ = nullptr;
   ones_ = bias_partial_ = nullptr;
-  ones_count_ = bias_partial_count_ = 0;
+  ones_bytes_ = bias_partial_bytes_ = 0;
   if (blas_) cublasDestroy(blas_);
   if (dnn_) cudnnDestroy(dnn_);
   if (stream_) cudaStreamDestroy(stream_);
@@ -192,47 +192,39 @@ void CudnnBackend::free_retired() noexcept {
   retired_.clear();
 }
 
-void CudnnBackend::ensure_workspace(size_t bytes) {
-  if (bytes <= workspace_bytes_) return;
+// Outgrown device scratch is retired (a captured graph may still read it), never grown while a
+// graph is being captured: the eager first step sizes every buffer.
+void CudnnBackend::grow(void*& buffer, size_t& bytes, size_t need, const char* what) {
+  if (need <= bytes) return;
   if (capturing_) {
     abandon_capture();
-    throw Error("cudnn: a convolution needs " + std::to_string(bytes) +
-                " bytes of workspace while a graph is being captured (have " +
-                std::to_string(workspace_bytes_) + "); run one step before capturing");
+    throw Error(std::string("cudnn: ") + what + " needs " + std::to_string(need) +
+                " bytes while a graph is being captured (have " + std::to_string(bytes) +
+                "); run one step before capturing");
   }
-  void* old = workspace_;
-  workspace_ = nullptr;
-  workspace_bytes_ = 0;
+  void* old = buffer;
+  buffer = nullptr;
+  bytes = 0;
   retire(old);
-  workspace_ = allocate(bytes);
-  workspace_bytes_ = bytes;
+  buffer = allocate(need);
+  bytes = need;
 }
 
-float* CudnnBackend::grow(float*& buffer, size_t& have, size_t need, const char* what) {
-  if (need <= have) return buffer;
-  if (capturing_) {
-    abandon_capture();
-    throw Error(std::string("cudnn: the bias gradient needs more ") + what +
-                " while a graph is being captured; run one step before capturing");
-  }
-  float* old = buffer;
-  buffer = nullptr;
-  have = 0;
-  retire(old);
-  buffer = static_cast<float*>(allocate(need * sizeof(float)));
-  have = need;
-  return buffer;
+void CudnnBackend::ensure_workspace(size_t bytes) {
+  grow(workspace_, workspace_bytes_, bytes, "a convolution's workspace");
 }
 
 const float* CudnnBackend::ones_of(size_t n) {
-  const size_t had = ones_count_;
-  grow(ones_, ones_count_, n, "ones");
-  if (ones_count_ != had) fill(ones_, 1.f, ones_count_);  // stream-ordered before any use
-  return ones_;
+  const size_t had = ones_bytes_;
+  grow(ones_, ones_bytes_, n * sizeof(float), "the bias gradient's ones");
+  float* ones = static_cast<float*>(ones_);
+  if (ones_bytes_ != had) fill(ones, 1.f, ones_bytes_ / sizeof(float));  // stream-ordered
+  return ones;
 }
 
 float* CudnnBackend::bias_scratch(size_t n) {
-  return grow(bias_partial_, bias_partial_count_, n, "scratch");
+  grow(bias_partial_, bias_partial_bytes_, n * sizeof(float), "the bias gradient's scratch");
+  return static_cast<float*>(bias_partial_);
 }
 
 // ---- kernels of this folder ----------------------------------------------------------------

@@ -120,12 +120,12 @@ class CudnnBackend : public Backend {
   void choose_forward(const Conv2dShape& s, vendor::ConvPlan& p);
   void choose_backward_data(const Conv2dShape& s, vendor::ConvPlan& p);
   void choose_backward_filter(const Conv2dShape& s, vendor::ConvPlan& p);
+  // Grows one device buffer (of `bytes`) to at least `need` bytes; throws while capturing.
+  void grow(void*& buffer, size_t& bytes, size_t need, const char* what);
   void ensure_workspace(size_t bytes);
-  // Device scratch for the bias gradient, grown outside graph capture (the eager first step
-  // sizes it): a vector of at least n ones, and n floats of partial sums.
+  // Device scratch for the bias gradient: a vector of at least n ones, n floats of partial sums.
   const float* ones_of(size_t n);
   float* bias_scratch(size_t n);
-  float* grow(float*& buffer, size_t& have, size_t need, const char* what);
   void retire(void* buffer);  // frees it, or keeps it until the graph that may read it is gone
   void free_retired() noexcept;
   void abandon_capture() noexcept;
@@ -144,10 +144,10 @@ class CudnnBackend : public Backend {
   void* blas_workspace_ = nullptr;  // preset so cuBLAS allocates nothing while capturing
   void* workspace_ = nullptr;       // cuDNN convolution workspace, grown on demand
   size_t workspace_bytes_ = 0;
-  float* ones_ = nullptr;           // bias gradient: ones to multiply by, and partial sums
-  size_t ones_count_ = 0;
-  float* bias_partial_ = nullptr;
-  size_t bias_partial_count_ = 0;
+  void* ones_ = nullptr;            // bias gradient: ones to multiply by, and partial sums
+  size_t ones_bytes_ = 0;
+  void* bias_partial_ = nullptr;
+  size_t bias_partial_bytes_ = 0;
   std::vector<void*> retired_;      // outgrown scratch a captured graph still points into
 
   std::map<ConvKey, std::unique_ptr<vendor::ConvPlan>> conv_plans_;

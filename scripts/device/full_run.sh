@@ -47,7 +47,7 @@ if has train || has bench; then
 fi
 if has train; then
   log "lenet5, cuda, defaults, whole process timed"
-  $pcnn backends | tee "$out/backends.txt"
+  cat "$out/backends.txt"
   /usr/bin/time -f "wall %e s, peak RSS %M KB" $pcnn train --backend cuda --data $data --epochs 10 \
     --log "$out/train_cuda.csv" --plot "$out/train_cuda.svg" 2>&1 | tee "$out/train_cuda.log" | tail -4 | tee -a "$out/summary.log"
   log "cudnn, same run"
