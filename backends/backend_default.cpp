@@ -4,21 +4,12 @@
 
 namespace pcnn {
 
-namespace {
-Pool2dShape pool_shape_after(const Conv2dShape& s, const ConvEpilogue& epi) {
-  Pool2dShape p;
-  p.N = s.N; p.C = s.K; p.H = s.P(); p.W = s.Q();
-  p.window = epi.pool_window; p.stride = epi.pool_stride;
-  return p;
-}
-}  // namespace
-
 void Backend::conv2d_fused_forward(const Conv2dShape& s, const ConvEpilogue& epi, const float* x,
                                    const float* w, const float* b, float* act_out, float* y) {
   conv2d_forward(s, x, w, b, act_out);
   if (epi.act != Activation::None) activation_forward(epi.act, s.y_size(), act_out, act_out);
   if (epi.pool != PoolKind::None) {
-    pool2d_forward(epi.pool, pool_shape_after(s, epi), act_out, y);
+    pool2d_forward(epi.pool, pooled_shape(s, epi), act_out, y);
   } else if (y != act_out) {
     copy(y, act_out, s.y_size() * sizeof(float));
   }
@@ -30,7 +21,7 @@ void Backend::conv2d_fused_backward(const Conv2dShape& s, const ConvEpilogue& ep
   // d(act_out): routed back through the pooling, then through the activation.
   const float* d_act = dy;
   if (epi.pool != PoolKind::None) {
-    pool2d_backward(epi.pool, pool_shape_after(s, epi), act_out, dy, scratch);
+    pool2d_backward(epi.pool, pooled_shape(s, epi), act_out, dy, scratch);
     d_act = scratch;
   }
   if (epi.act != Activation::None) {

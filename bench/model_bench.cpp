@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "core/check.hpp"
-#include "core/device_array.hpp"
+#include "backends/device_array.hpp"
 #include "models/model.hpp"
 #include "train/optimizer.hpp"
 #include "train/trainer.hpp"

@@ -1,30 +1,54 @@
-// The activation functions and their derivatives, written once for every backend's kernels.
-// The derivative takes the forward *output* y, so backward never needs the pre-activation.
+// The activation functions and their derivatives for every backend's kernels, generated from the
+// table in vocabulary.hpp. The derivative takes the forward *output* y, so backward never needs
+// the pre-activation. activate<A> is for kernels templated through dispatch_activation; the
+// run-time forms are for kernels that carry the activation as a value.
 #pragma once
 
 #include <cmath>
 
 #include "core/host_device.hpp"
-#include "core/shapes.hpp"
+#include "core/vocabulary.hpp"
 
 namespace pcnn {
 
+template <Activation A>
+PCNN_HD inline float activate(float x) {
+  (void)x;
+#define PCNN_ACT_ROW(e, name, desc, f, df) \
+  if constexpr (A == Activation::e) return f;
+  PCNN_ACTIVATIONS(PCNN_ACT_ROW)
+#undef PCNN_ACT_ROW
+  return x;
+}
+
+template <Activation A>
+PCNN_HD inline float activation_derivative(float y) {
+  (void)y;
+#define PCNN_ACT_ROW(e, name, desc, f, df) \
+  if constexpr (A == Activation::e) return df;
+  PCNN_ACTIVATIONS(PCNN_ACT_ROW)
+#undef PCNN_ACT_ROW
+  return 1.f;
+}
+
 PCNN_HD inline float activate(Activation act, float x) {
   switch (act) {
-    case Activation::ReLU: return x > 0.f ? x : 0.f;
-    case Activation::Tanh: return tanhf(x);
-    case Activation::Sigmoid: return 1.f / (1.f + expf(-x));
-    default: return x;
+#define PCNN_ACT_ROW(e, name, desc, f, df) \
+  case Activation::e: return f;
+    PCNN_ACTIVATIONS(PCNN_ACT_ROW)
+#undef PCNN_ACT_ROW
   }
+  return x;
 }
 
 PCNN_HD inline float activation_derivative(Activation act, float y) {
   switch (act) {
-    case Activation::ReLU: return y > 0.f ? 1.f : 0.f;
-    case Activation::Tanh: return 1.f - y * y;
-    case Activation::Sigmoid: return y * (1.f - y);
-    default: return 1.f;
+#define PCNN_ACT_ROW(e, name, desc, f, df) \
+  case Activation::e: return df;
+    PCNN_ACTIVATIONS(PCNN_ACT_ROW)
+#undef PCNN_ACT_ROW
   }
+  return 1.f;
 }
 
 }  // namespace pcnn

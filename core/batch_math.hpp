@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "backends/backend.hpp"
+#include "core/contract_types.hpp"
 #include "core/host_device.hpp"
 #include "core/shuffle.hpp"
 

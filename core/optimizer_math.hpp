@@ -5,13 +5,16 @@
 #include <cmath>
 #include <cstdint>
 
+#include "core/contract_types.hpp"
 #include "core/host_device.hpp"
 
 namespace pcnn {
 
 struct SgdHyper {
   float lr, momentum, weight_decay;
-  PCNN_HD static SgdHyper from(const float* h) { return {h[0], h[1], h[2]}; }
+  PCNN_HD static SgdHyper from(const float* h) {
+    return {h[kHyperLr], h[kHyperMomentum], h[kHyperWeightDecay]};
+  }
 };
 
 PCNN_HD inline void sgd_step(const SgdHyper& h, float& p, float g, float& v) {
@@ -24,8 +27,9 @@ struct AdamHyper {
   // t = step + 1; corrections are 1/(1 - beta^t).
   PCNN_HD static AdamHyper from(const float* h, int32_t step) {
     const float t = float(step + 1);
-    return {h[0], h[2], h[3], h[4], h[5], 1.f / (1.f - powf(h[3], t)),
-            1.f / (1.f - powf(h[4], t))};
+    const float beta1 = h[kHyperBeta1], beta2 = h[kHyperBeta2];
+    return {h[kHyperLr], h[kHyperWeightDecay], beta1, beta2, h[kHyperEps],
+            1.f / (1.f - powf(beta1, t)), 1.f / (1.f - powf(beta2, t))};
   }
 };
 

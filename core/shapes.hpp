@@ -4,11 +4,9 @@
 #include <cstddef>
 
 #include "core/host_device.hpp"
+#include "core/vocabulary.hpp"
 
 namespace pcnn {
-
-enum class Activation { None, ReLU, Tanh, Sigmoid };
-enum class PoolKind { None, Max, Avg };
 
 // x (N,C,H,W), w (K,C,R,S) -> y (N,K,P,Q); P = (H + 2*pad - R)/stride + 1.
 struct Conv2dShape {
@@ -33,5 +31,21 @@ struct Pool2dShape {
   size_t x_size() const { return size_t(N) * C * H * W; }
   size_t y_size() const { return size_t(N) * C * P() * Q(); }
 };
+
+// What may follow a convolution inside one fused call: bias is always part of the convolution.
+struct ConvEpilogue {
+  Activation act = Activation::None;
+  PoolKind pool = PoolKind::None;
+  int pool_window = 2;
+  int pool_stride = 2;
+};
+
+// The pooling that a fused epilogue applies to the convolution's (N,K,P,Q) output.
+PCNN_HD inline Pool2dShape pooled_shape(const Conv2dShape& s, const ConvEpilogue& epi) {
+  Pool2dShape p;
+  p.N = s.N; p.C = s.K; p.H = s.P(); p.W = s.Q();
+  p.window = epi.pool_window; p.stride = epi.pool_stride;
+  return p;
+}
 
 }  // namespace pcnn

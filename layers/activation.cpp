@@ -1,7 +1,7 @@
 // Stand-alone activation layers' descriptions.
 #include "layers/activation.hpp"
 
-#include "layers/describe.hpp"
+#include "core/vocabulary.hpp"
 
 namespace pcnn {
 

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "core/check.hpp"
-#include "layers/describe.hpp"
+#include "core/vocabulary.hpp"
 
 namespace pcnn {
 

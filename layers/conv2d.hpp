@@ -2,7 +2,7 @@
 // not the backend fuses, since the fused entry points have composed defaults.
 #pragma once
 
-#include "core/device_array.hpp"
+#include "backends/device_array.hpp"
 #include "layers/layer.hpp"
 
 namespace pcnn {

@@ -1,7 +1,7 @@
 // Dense: parameters and the calls into the (optionally fused) linear entry points.
 #include "layers/dense.hpp"
 
-#include "layers/describe.hpp"
+#include "core/vocabulary.hpp"
 
 namespace pcnn {
 

@@ -1,7 +1,7 @@
 // Dense (fully connected) with an optional fused activation: y = act(x w^T + b), w (out, in).
 #pragma once
 
-#include "core/device_array.hpp"
+#include "backends/device_array.hpp"
 #include "layers/layer.hpp"
 
 namespace pcnn {

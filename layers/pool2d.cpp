@@ -2,7 +2,7 @@
 #include "layers/pool2d.hpp"
 
 #include "core/check.hpp"
-#include "layers/describe.hpp"
+#include "core/vocabulary.hpp"
 
 namespace pcnn {
 

@@ -5,17 +5,19 @@
 #include "layers/activation.hpp"
 #include "layers/conv2d.hpp"
 #include "layers/dense.hpp"
-#include "layers/describe.hpp"
+#include "core/vocabulary.hpp"
 #include "layers/pool2d.hpp"
 
 namespace pcnn {
 
 namespace {
-PoolKind parse_pool(const std::string& s) {
-  if (s == "maxpool") return PoolKind::Max;
-  if (s == "avgpool") return PoolKind::Avg;
-  if (s == "none") return PoolKind::None;
-  throw Error("unknown pooling '" + s + "' (maxpool, avgpool, none)");
+// The type of layer i, with the layer's index in the error when the word is unknown.
+LayerType type_of(const ModelSpec& spec, size_t i) {
+  try {
+    return parse_layer_type(spec.layers[i].type);
+  } catch (const Error& e) {
+    throw Error("layer " + std::to_string(i) + ": " + e.what());
+  }
 }
 
 // The activation applied right after layer i: its fused one, or the next layer's.
@@ -23,38 +25,41 @@ Activation activation_after(const ModelSpec& spec, size_t i) {
   const LayerSpec& l = spec.layers[i];
   if (l.act != "none") return parse_activation(l.act);
   if (i + 1 < spec.layers.size()) {
-    const std::string& t = spec.layers[i + 1].type;
-    if (t == "relu" || t == "tanh" || t == "sigmoid") return parse_activation(t);
+    const LayerType next = type_of(spec, i + 1);
+    if (next.kind == LayerKind::Act) return next.act;
   }
   return Activation::None;
 }
 
 std::unique_ptr<Layer> make_layer(const ModelSpec& spec, size_t i, FeatureShape in) {
   const LayerSpec& l = spec.layers[i];
+  const LayerType type = type_of(spec, i);
   const InitKind init =
       activation_after(spec, i) == Activation::ReLU ? InitKind::Kaiming : InitKind::Xavier;
-  if (l.type == "conv") {
-    PCNN_CHECK(l.units > 0 && l.kernel > 0 && l.stride > 0 && l.pad >= 0,
-               "layer " << i << ": conv needs units, kernel, stride > 0 and pad >= 0");
-    Conv2dParams p;
-    p.maps = l.units; p.kernel = l.kernel; p.stride = l.stride; p.pad = l.pad; p.init = init;
-    p.epilogue.act = parse_activation(l.act);
-    p.epilogue.pool = parse_pool(l.pool);
-    p.epilogue.pool_window = l.pool_window;
-    p.epilogue.pool_stride = l.pool_stride;
-    return std::make_unique<Conv2D>(in, p);
+  switch (type.kind) {
+    case LayerKind::Conv: {
+      PCNN_CHECK(l.units > 0 && l.kernel > 0 && l.stride > 0 && l.pad >= 0,
+                 "layer " << i << ": conv needs units, kernel, stride > 0 and pad >= 0");
+      Conv2dParams p;
+      p.maps = l.units; p.kernel = l.kernel; p.stride = l.stride; p.pad = l.pad; p.init = init;
+      p.epilogue.act = parse_activation(l.act);
+      p.epilogue.pool = parse_pool(l.pool);
+      p.epilogue.pool_window = l.pool_window;
+      p.epilogue.pool_stride = l.pool_stride;
+      return std::make_unique<Conv2D>(in, p);
+    }
+    case LayerKind::Dense:
+      PCNN_CHECK(l.units > 0, "layer " << i << ": dense needs units > 0");
+      return std::make_unique<Dense>(in, l.units, parse_activation(l.act), init);
+    case LayerKind::Pool:
+      PCNN_CHECK(l.kernel > 0 && l.stride > 0,
+                 "layer " << i << ": pool needs kernel and stride > 0");
+      return std::make_unique<Pool2D>(in, type.pool, l.kernel, l.stride);
+    case LayerKind::Act:
+      return std::make_unique<ActivationLayer>(in, type.act);
+    case LayerKind::Flatten:
+      return std::make_unique<Flatten>(in);
   }
-  if (l.type == "dense") {
-    PCNN_CHECK(l.units > 0, "layer " << i << ": dense needs units > 0");
-    return std::make_unique<Dense>(in, l.units, parse_activation(l.act), init);
-  }
-  if (l.type == "maxpool" || l.type == "avgpool") {
-    PCNN_CHECK(l.kernel > 0 && l.stride > 0, "layer " << i << ": pool needs kernel and stride > 0");
-    return std::make_unique<Pool2D>(in, parse_pool(l.type), l.kernel, l.stride);
-  }
-  if (l.type == "relu" || l.type == "tanh" || l.type == "sigmoid")
-    return std::make_unique<ActivationLayer>(in, parse_activation(l.type));
-  if (l.type == "flatten") return std::make_unique<Flatten>(in);
   throw Error("layer " + std::to_string(i) + ": unknown layer type '" + l.type + "'");
 }
 

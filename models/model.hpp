@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/device_array.hpp"
+#include "backends/device_array.hpp"
 #include "layers/layer.hpp"
 #include "layers/softmax_cross_entropy.hpp"
 #include "models/model_spec.hpp"

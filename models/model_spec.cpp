@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/check.hpp"
+#include "core/vocabulary.hpp"
 
 namespace pcnn {
 
@@ -24,8 +25,12 @@ LayerSpec simple(const std::string& type, int kernel = 0) {
   l.type = type; l.kernel = kernel; l.stride = kernel ? kernel : 1;
   return l;
 }
-bool is_activation(const std::string& t) { return t == "relu" || t == "tanh" || t == "sigmoid"; }
-bool is_pool(const std::string& t) { return t == "maxpool" || t == "avgpool"; }
+bool is_kind(const std::string& t, LayerKind kind) {
+  const auto type = find_layer_type(t);
+  return type && type->kind == kind;
+}
+bool is_activation(const std::string& t) { return is_kind(t, LayerKind::Act); }
+bool is_pool(const std::string& t) { return is_kind(t, LayerKind::Pool); }
 }  // namespace
 
 std::vector<std::string> builtin_model_names() { return {"lenet5", "simard2003", "mlp"}; }
@@ -62,12 +67,12 @@ ModelSpec fuse(const ModelSpec& spec) {
   out.layers.clear();
   for (const LayerSpec& l : spec.layers) {
     LayerSpec* prev = out.layers.empty() ? nullptr : &out.layers.back();
-    const bool prev_open = prev && (prev->type == "conv" || prev->type == "dense");
+    const bool prev_open = prev && (is_kind(prev->type, LayerKind::Conv) || is_kind(prev->type, LayerKind::Dense));
     if (prev_open && is_activation(l.type) && prev->act == "none" && prev->pool == "none") {
       prev->act = l.type;
       continue;
     }
-    if (prev_open && prev->type == "conv" && is_pool(l.type) && prev->pool == "none") {
+    if (prev_open && is_kind(prev->type, LayerKind::Conv) && is_pool(l.type) && prev->pool == "none") {
       prev->pool = l.type;
       prev->pool_window = l.kernel;
       prev->pool_stride = l.stride;

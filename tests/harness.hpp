@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
-#include "core/device_array.hpp"
+#include "backends/device_array.hpp"
 #include "core/rng.hpp"
 
 namespace pcnn::test {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "core/device_array.hpp"
+#include "backends/device_array.hpp"
 #include "models/model.hpp"
 
 namespace pcnn {

@@ -1,0 +1,145 @@
+// The kernel ops of the backend contract, each declared once: its parameters (PCNN_OP_PARAMS_<op>)
+// and what it computes. backends/backend.hpp turns the lists into virtual methods; a backend
+// declares the ops it defines with PCNN_OVERRIDE(op) and defines each one in its op files
+// (`grep -rn conv2d_backward_data backends/` lands on every definition); the op-case table of the
+// tests checks that every op has cases (tests/op_table.cpp).
+//
+// Conventions (every backend follows them; tests check them against `serial`):
+// - Tensors are float32, NCHW, contiguous, in the backend's memory (see backend.hpp).
+// - "overwrites" means the output is fully written; "accumulates" means output += result.
+// - Inputs and outputs do not alias unless a row says so. N == 0 is never passed.
+// - Every op may run asynchronously and may be recorded into a graph: no op allocates after the
+//   first call with the same shapes, and none reads device memory back to the host.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/contract_types.hpp"
+#include "core/shapes.hpp"
+
+// ---- dense algebra -------------------------------------------------------------------------
+// Row-major C(M,N) = alpha * op(A)(M,K) * op(B)(K,N) + beta * C. op(A)=A^T when trans_a (A is
+// then stored (K,M)). lda/ldb/ldc are row strides. beta == 0 overwrites C (NaNs in C ignored).
+#define PCNN_OP_PARAMS_gemm                                                                   \
+  (bool trans_a, bool trans_b, int M, int N, int K, float alpha, const float* A, int lda,     \
+   const float* B, int ldb, float beta, float* C, int ldc)
+
+// ---- convolution ---------------------------------------------------------------------------
+// x (N,C,H,W), w (K,C,R,S), b (K) or nullptr -> y (N,K,P,Q); overwrites y.
+#define PCNN_OP_PARAMS_conv2d_forward \
+  (const Conv2dShape& s, const float* x, const float* w, const float* b, float* y)
+// dy (N,K,P,Q), w (K,C,R,S) -> dx (N,C,H,W); overwrites dx.
+#define PCNN_OP_PARAMS_conv2d_backward_data \
+  (const Conv2dShape& s, const float* dy, const float* w, float* dx)
+// x (N,C,H,W), dy (N,K,P,Q) -> dw (K,C,R,S) and db (K) (db may be nullptr); overwrites both.
+#define PCNN_OP_PARAMS_conv2d_backward_weights \
+  (const Conv2dShape& s, const float* x, const float* dy, float* dw, float* db)
+
+// ---- pooling -------------------------------------------------------------------------------
+// x (N,C,H,W) -> y (N,C,P,Q); overwrites y; P = (H - window)/stride + 1 (no padding). Max takes
+// the first maximum in row-major window order; avg divides by window^2.
+#define PCNN_OP_PARAMS_pool2d_forward \
+  (PoolKind kind, const Pool2dShape& s, const float* x, float* y)
+// x, dy (N,C,P,Q) -> dx (N,C,H,W); overwrites dx. Max routes dy to the forward's argmax,
+// recomputed from x, so no index tensor has to be kept.
+#define PCNN_OP_PARAMS_pool2d_backward \
+  (PoolKind kind, const Pool2dShape& s, const float* x, const float* dy, float* dx)
+
+// ---- bias and activations ------------------------------------------------------------------
+// y (N,C,HW) += b (C) broadcast; accumulates into y.
+#define PCNN_OP_PARAMS_bias_add (int N, int C, int HW, const float* b, float* y)
+// dy (N,C,HW) -> db (C) = sum over N and HW; overwrites db.
+#define PCNN_OP_PARAMS_bias_backward (int N, int C, int HW, const float* dy, float* db)
+// y[i] = act(x[i]), n elements; overwrites y; x == y allowed.
+#define PCNN_OP_PARAMS_activation_forward (Activation act, size_t n, const float* x, float* y)
+// dx[i] = dy[i] * act'(from the forward *output* y[i]); overwrites dx; dy == dx allowed.
+#define PCNN_OP_PARAMS_activation_backward \
+  (Activation act, size_t n, const float* y, const float* dy, float* dx)
+
+// ---- loss and metrics ----------------------------------------------------------------------
+// logits (N,K), labels (N) -> dlogits (N,K) = (softmax - onehot) / N (skipped if nullptr).
+// Accumulates metrics[kMetricLossSum] += sum of -log softmax[label] and
+// metrics[kMetricCorrect] += number of rows whose first arg-max equals the label.
+#define PCNN_OP_PARAMS_softmax_cross_entropy \
+  (int N, int K, const float* logits, const int32_t* labels, float* dlogits, float* metrics)
+
+// ---- optimizers (one call updates every parameter: parameters live in one arena) -----------
+// v = momentum*v + (g + wd*p); p -= lr*v. hyper: float[kHyperCount] in device memory.
+#define PCNN_OP_PARAMS_sgd_update \
+  (size_t n, float* params, const float* grads, float* velocity, const float* hyper)
+// Adam with bias correction, t = *step + 1; L2 weight decay added to the gradient.
+#define PCNN_OP_PARAMS_adam_update                                                       \
+  (size_t n, float* params, const float* grads, float* m, float* v, const float* hyper, \
+   const int32_t* step)
+
+// ---- data pipeline -------------------------------------------------------------------------
+// Training batch number (*step % steps_per_epoch) of epoch (*step / steps_per_epoch); sample j
+// of it is shuffle_index(pos + j, data.count, epoch_seed(seed, epoch)) (core/shuffle.hpp).
+// Writes x (batch,1,out_h,out_w) and y (batch).
+#define PCNN_OP_PARAMS_gather_train_batch                                                 \
+  (const DeviceDataset& data, const int32_t* step, int steps_per_epoch, uint32_t seed, \
+   const BatchLayout& layout, float* x, int32_t* y)
+// Samples first .. first+layout.batch-1 in order (evaluation). Writes x and y.
+#define PCNN_OP_PARAMS_gather_batch \
+  (const DeviceDataset& data, int first, const BatchLayout& layout, float* x, int32_t* y)
+
+// ---- fused ops: optional; backends/backend_default.cpp composes them from the ops above -----
+// x -> act_out (N,K,P,Q) = act(conv(x,w)+b), saved for backward -> y = pool(act_out).
+// With epi.pool == None, y may equal act_out.
+#define PCNN_OP_PARAMS_conv2d_fused_forward                                             \
+  (const Conv2dShape& s, const ConvEpilogue& epi, const float* x, const float* w,      \
+   const float* b, float* act_out, float* y)
+// From dy (gradient of y) to dw, db (overwritten) and dx (overwritten; skipped if nullptr).
+// scratch: N*K*P*Q floats the default uses for d(act_out); may equal act_out's size only.
+#define PCNN_OP_PARAMS_conv2d_fused_backward                                            \
+  (const Conv2dShape& s, const ConvEpilogue& epi, const float* x, const float* w,      \
+   const float* act_out, const float* dy, float* scratch, float* dx, float* dw, float* db)
+// Fully connected: x (N,in), w (out,in), b (out) -> y (N,out) = act(x w^T + b); overwrites y.
+#define PCNN_OP_PARAMS_linear_forward                                                    \
+  (int N, int in, int out, Activation act, const float* x, const float* w, const float* b, \
+   float* y)
+// dy (N,out) of y = act(...) -> dw (out,in), db (out) overwritten, dx (N,in) overwritten unless
+// nullptr. scratch: N*out floats for d(pre-activation) (unused when act == None).
+#define PCNN_OP_PARAMS_linear_backward                                                       \
+  (int N, int in, int out, Activation act, const float* x, const float* w, const float* y, \
+   const float* dy, float* scratch, float* dx, float* dw, float* db)
+
+// Every backend defines these.
+#define PCNN_REQUIRED_OPS(X)                                                                 \
+  X(gemm) X(conv2d_forward) X(conv2d_backward_data) X(conv2d_backward_weights)               \
+  X(pool2d_forward) X(pool2d_backward) X(bias_add) X(bias_backward) X(activation_forward)   \
+  X(activation_backward) X(softmax_cross_entropy) X(sgd_update) X(adam_update)              \
+  X(gather_train_batch) X(gather_batch)
+
+// A backend may define these; otherwise the composed defaults run.
+#define PCNN_FUSED_OPS(X) \
+  X(conv2d_fused_forward) X(conv2d_fused_backward) X(linear_forward) X(linear_backward)
+
+#define PCNN_ALL_OPS(X) PCNN_REQUIRED_OPS(X) PCNN_FUSED_OPS(X)
+
+namespace pcnn {
+
+// The ops as values, for the op-case table, the perf table and reports.
+enum class Op {
+#define PCNN_OP_ENUM_ROW(op) op,
+  PCNN_ALL_OPS(PCNN_OP_ENUM_ROW)
+#undef PCNN_OP_ENUM_ROW
+};
+
+inline const char* op_name(Op op) {
+  static constexpr const char* kNames[] = {
+#define PCNN_OP_NAME_ROW(op) #op,
+      PCNN_ALL_OPS(PCNN_OP_NAME_ROW)
+#undef PCNN_OP_NAME_ROW
+  };
+  return kNames[int(op)];
+}
+
+inline constexpr int kOpCount = 0
+#define PCNN_OP_COUNT_ROW(op) +1
+    PCNN_ALL_OPS(PCNN_OP_COUNT_ROW)
+#undef PCNN_OP_COUNT_ROW
+    ;
+
+}  // namespace pcnn

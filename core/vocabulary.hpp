@@ -1,0 +1,87 @@
+// The words a model is written in: activations, pooling kinds and layer types, each listed once.
+// One row names a thing (as written in model specs, JSON and on the command line), describes it,
+// and, for activations, gives its formula and derivative. Parsers, printers, every backend's
+// kernels (through dispatch_activation and core/activation_math.hpp) and the tests read these
+// tables, so a new activation is one row here.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+// X(Enum, "name", "description", f(x), f'(x) written with the forward *output* y)
+// The derivative takes y so that backward never needs the pre-activation.
+#define PCNN_ACTIVATIONS(X)                                                                   \
+  X(None, "none", "identity", (x), (1.f))                                                     \
+  X(ReLU, "relu", "max(x, 0)", (x > 0.f ? x : 0.f), (y > 0.f ? 1.f : 0.f))                    \
+  X(Tanh, "tanh", "hyperbolic tangent", (tanhf(x)), (1.f - y * y))                            \
+  X(Sigmoid, "sigmoid", "logistic 1 / (1 + e^-x)", (1.f / (1.f + expf(-x))), (y * (1.f - y)))
+
+// X(Enum, "name", "description")
+#define PCNN_POOL_KINDS(X)                                                   \
+  X(None, "none", "no pooling")                                              \
+  X(Max, "maxpool", "maximum of each window (the first one in row-major order)") \
+  X(Avg, "avgpool", "mean of each window")
+
+// X(Enum, "name", "description"). Pooling and activation layers are named by their own tables.
+#define PCNN_LAYER_KINDS(X)                                                                    \
+  X(Conv, "conv", "2-D convolution: units (maps), kernel, stride, pad; act and pool may be fused") \
+  X(Dense, "dense", "fully connected: units; act may be fused")                                \
+  X(Pool, "pool", "pooling: kernel (window), stride (default: the window)")                   \
+  X(Act, "act", "element-wise activation")                                                    \
+  X(Flatten, "flatten", "(C,H,W) -> (C*H*W), no copy")
+
+namespace pcnn {
+
+#define PCNN_ENUM_ROW(e, ...) e,
+enum class Activation { PCNN_ACTIVATIONS(PCNN_ENUM_ROW) };
+enum class PoolKind { PCNN_POOL_KINDS(PCNN_ENUM_ROW) };
+enum class LayerKind { PCNN_LAYER_KINDS(PCNN_ENUM_ROW) };
+#undef PCNN_ENUM_ROW
+
+// A layer type as a spec names it: "conv", "dense", "flatten", a pooling name ("maxpool") or an
+// activation name ("relu").
+struct LayerType {
+  LayerKind kind = LayerKind::Flatten;
+  Activation act = Activation::None;  // kind == Act
+  PoolKind pool = PoolKind::None;     // kind == Pool
+};
+
+const char* activation_name(Activation a);
+const char* activation_description(Activation a);
+const char* pool_name(PoolKind p);
+const char* pool_description(PoolKind p);
+const char* layer_kind_description(LayerKind k);
+std::string layer_type_name(const LayerType& t);
+
+// Every activation / pooling kind / layer type, in table order (None excluded where it is not a
+// layer of its own).
+std::vector<Activation> all_activations();
+std::vector<PoolKind> all_pool_kinds();
+std::vector<std::string> layer_type_names();
+
+// Parsers: throw Error naming the word and listing the accepted ones.
+Activation parse_activation(const std::string& s);  // "" means none
+PoolKind parse_pool(const std::string& s);
+LayerType parse_layer_type(const std::string& s);
+std::optional<LayerType> find_layer_type(const std::string& s);  // nullopt when unknown
+
+// The one switch from a run-time activation to a compile-time one: f(ActTag<A>{}) with A = act.
+// Kernels templated on the tag let the compiler fold the formula into the loop.
+template <Activation A>
+struct ActTag {
+  static constexpr Activation value = A;
+};
+
+template <class F>
+decltype(auto) dispatch_activation(Activation act, F&& f) {
+  switch (act) {
+#define PCNN_DISPATCH_ROW(e, ...) \
+  case Activation::e: return f(ActTag<Activation::e>{});
+    PCNN_ACTIVATIONS(PCNN_DISPATCH_ROW)
+#undef PCNN_DISPATCH_ROW
+  }
+  return f(ActTag<Activation::None>{});
+}
+
+}  // namespace pcnn
