@@ -27,7 +27,7 @@ Command add_eval_command(CLI::App& app) {
             std::printf("%s on %s (%d test images), backend %s: test accuracy %.4f, loss %.4f\n",
                         sm.spec.name.c_str(), data.source.c_str(), r.count, be->name().c_str(),
                         r.accuracy, r.loss);
-            return 0;
+            return kExitSuccess;
           }};
 }
 
