@@ -13,12 +13,14 @@ needs_default_data
 ran=0
 skipped=0
 
-# The lines of fenced code blocks, from ./build/pcnn to the end or to a trailing # comment.
+# The lines of fenced code blocks, from ./build/pcnn to the end of the line, to a # comment, or
+# to what the shell would run after it (| && ;).
 commands() {
   awk '/^```/ { fenced = !fenced; next }
        fenced && index($0, "./build/pcnn ") {
          line = substr($0, index($0, "./build/pcnn "))
          sub(/[ \t]+#.*$/, "", line)
+         sub(/[ \t]*(\||&&|;).*$/, "", line)
          print line
        }' "$readme"
 }
@@ -50,9 +52,11 @@ while IFS= read -r line; do
   line=$(sed -e 's/\[[^]]*\]//g' -e "s|~/|$HOME/|g" <<<"$line")  # [optional parts] left out
   read -ra words <<<"${line#./build/pcnn }"
   why=""
+  unusable=""
   for b in $(value_of --backend --backends -b | tr ',' ' '); do
-    case "$usable" in *" $b "*) ;; *) why="backend $b is not usable here";; esac
+    case "$usable" in *" $b "*) ;; *) unusable+=" $b";; esac
   done
+  [ -n "$unusable" ] && why="not usable here:$unusable"
   inputs=(--load --from --data -d)
   [ "${words[0]}" = plot ] && inputs+=(--log)
   for input in "${inputs[@]}"; do
