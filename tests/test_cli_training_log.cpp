@@ -1,6 +1,8 @@
 // What pcnn train reports and writes: progress reports inside an epoch (on every backend: they
 // arrive when asked, count right, and leave the training bit for bit as it was), numbers that
 // read back exactly, the training log's round trip, and the reasons given for an unusable backend.
+#include <dlfcn.h>
+
 #include <cstdio>
 #include <limits>
 
@@ -75,10 +77,22 @@ TEST_CASE("training log: written and read back, epoch rows and step rows, every 
   }
 }
 
-TEST_CASE("unavailable_reason: the backend's name said once") {
+TEST_CASE("unavailable_reason: the backend's name said once; no NVIDIA driver said so") {
   CHECK(unavailable_reason("kokkos", "kokkos: Kokkos was already finalised") ==
         "Kokkos was already finalised");
   CHECK(unavailable_reason("openmp", "no threads") == "no threads");
+  // What the CUDA runtime says on a machine without the driver, and what pcnn says instead.
+  const std::string runtime = "no usable CUDA device (CUDA driver version is insufficient for "
+                              "CUDA runtime version)";
+  void* driver = dlopen("libcuda.so.1", RTLD_LAZY);
+  if (driver) {
+    dlclose(driver);
+    MESSAGE("this machine has an NVIDIA driver: the no-driver message is not checked");
+  } else {
+    for (const char* backend : {"cuda", "cudnn"})
+      CHECK(unavailable_reason(backend, std::string(backend) + ": " + runtime) ==
+            "no NVIDIA driver is installed here (libcuda.so.1 not found)");
+  }
 }
 
 }  // TEST_SUITE

@@ -30,7 +30,10 @@ std::string reword_conversion(const CLI::App& command, const std::string& what) 
   const std::string name = what.substr(head.size(), eq - head.size());
   const CLI::Option* opt = command.get_option_no_throw(name);
   const std::string type = opt ? opt->get_type_name() : "another value";
-  return name + " takes " + type + ", got '" + what.substr(eq + 3) + "'";
+  const std::string value = what.substr(eq + 3);
+  if (starts_with(value, "--"))  // "--lr --epochs 3": the next option was taken for the value
+    return name + " needs a value (" + type + ") before " + value;
+  return name + " takes " + type + ", got '" + value + "'";
 }
 }  // namespace
 
