@@ -1,6 +1,7 @@
 // "\r" and the ANSI erase-line code redraw in place; only a terminal gets them.
 #include "apps/pcnn/progress_display.hpp"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -17,7 +18,7 @@ constexpr double kTimedLineSeconds = 10;  // ...and then one every 10 s
 std::string progress_text(const StepProgress& p, int epochs, double elapsed_s) {
   const double per_step = p.step ? p.seconds / p.step : 0;
   char buf[160];
-  std::snprintf(buf, sizeof buf, "epoch %2d/%d  step %*d/%d  loss %.4f  %10.0f images/s  ",
+  std::snprintf(buf, sizeof buf, "epoch %2d/%d  step %*d/%d  loss %.4f  %.0f images/s  ",
                 p.epoch, epochs, int(std::to_string(p.steps).size()), p.step, p.steps,
                 p.images ? p.loss_sum / double(p.images) : 0.0,
                 p.seconds > 0 ? double(p.images) / p.seconds : 0.0);
@@ -47,11 +48,17 @@ double ProgressDisplay::poll_seconds() const {
 
 void ProgressDisplay::progress(const StepProgress& p, double elapsed_s) {
   switch (style_) {
-    case ProgressStyle::Redraw:
-      std::printf("\r\033[K%s", progress_text(p, epochs_, elapsed_s).c_str());
+    case ProgressStyle::Redraw: {
+      // A line wider than the terminal would wrap, and "\r" would redraw only its last row.
+      std::string text = progress_text(p, epochs_, elapsed_s);
+      winsize ws{};
+      if (ioctl(fileno(stdout), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 && text.size() >= ws.ws_col)
+        text.resize(ws.ws_col - 1);
+      std::printf("\r\033[K%s", text.c_str());
       std::fflush(stdout);
       line_open_ = true;
       return;
+    }
     case ProgressStyle::Timed:
       if (last_line_s_ >= 0 && elapsed_s - last_line_s_ < kTimedLineSeconds) return;
       last_line_s_ = elapsed_s;

@@ -37,6 +37,13 @@ struct Replicas {
   std::vector<std::unique_ptr<Backend>> backends;
   std::vector<std::unique_ptr<Model>> models;
   std::unique_ptr<Collective> collective;
+
+  template <class T>
+  static std::vector<T*> pointers(const std::vector<std::unique_ptr<T>>& owned) {
+    std::vector<T*> p;
+    for (const auto& o : owned) p.push_back(o.get());
+    return p;
+  }
 };
 
 // Replica 0's backend: opened first, so that a bad backend fails before the data is read.
@@ -61,11 +68,9 @@ Replicas open_replicas(const TrainOptions& o, std::unique_ptr<Backend> first,
   for (auto& be : r.backends)
     r.models.push_back(std::make_unique<Model>(*be, spec, std::max(o.batch / o.gpus, 256), o.seed));
   // With one GPU, --collective still routes the step through the all-reduce (a test of it).
-  if (o.gpus > 1 || !o.collective.empty()) {
-    std::vector<Backend*> bes;
-    for (auto& be : r.backends) bes.push_back(be.get());
-    r.collective = make_collective(r.backends[0]->name(), bes, o.collective);
-  }
+  if (o.gpus > 1 || !o.collective.empty())
+    r.collective = make_collective(r.backends[0]->name(), Replicas::pointers(r.backends),
+                                   o.collective);
   return r;
 }
 
@@ -93,15 +98,51 @@ std::string format(const char* fmt, ...) {
   return buf;
 }
 
-int run_train(const TrainOptions& o) {
+// The epoch loop: progress while each epoch runs, its line when it ends, and the rows of the
+// log (kept for the plot, and written to --log as they come).
+std::vector<LogRow> train_epochs(const TrainOptions& o, Trainer& trainer, Backend& be, Model& model,
+                                 const Dataset& test, const Normalization& norm,
+                                 ProgressDisplay& display) {
   using clock = std::chrono::steady_clock;
-  const auto t_start = clock::now();
-  const auto seconds_since = [](clock::time_point t) {
-    return std::chrono::duration<double>(clock::now() - t).count();
+  const auto t_train = clock::now();
+  const auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - t_train).count(); };
+  std::unique_ptr<TrainingLogFile> log;
+  if (!o.log.empty()) log = std::make_unique<TrainingLogFile>(o.log);
+  std::vector<LogRow> rows;
+  const auto add_row = [&](const LogRow& row) {
+    if (log) log->add(row);
+    rows.push_back(row);
   };
+  StepProgress last_logged;  // the step row before, in this epoch: rows cover the steps between
+  const int poll_steps = std::gcd(display.poll_steps(), o.log_every);  // gcd(n, 0) == n
+  if (display.poll_seconds() > 0 || poll_steps > 0)
+    trainer.on_progress([&](const StepProgress& p) {
+      display.progress(p, elapsed());
+      if (o.log_every == 0 || p.step % o.log_every != 0) return;
+      if (last_logged.epoch != p.epoch) last_logged = StepProgress{};
+      add_row(step_row(p, last_logged, trainer.learning_rate(p.epoch - 1), elapsed()));
+      last_logged = p;
+    }, display.poll_seconds(), poll_steps);
+
+  for (int e = 0; e < o.epochs; ++e) {
+    EpochStats st = trainer.train_epoch(e);
+    const EvalResult r = evaluate(be, model, test, norm);
+    st.test_accuracy = r.accuracy;
+    st.test_loss = r.loss;
+    st.elapsed_s = elapsed();
+    display.print(format("epoch %2d/%d  train_loss %.4f  test_acc %.4f  %10.0f images/s  "
+                         "elapsed %.1f s", st.epoch, o.epochs, st.train_loss, st.test_accuracy,
+                         st.images_per_s, st.elapsed_s));
+    add_row(epoch_row(st));
+  }
+  return rows;
+}
+
+int run_train(const TrainOptions& o) {
+  const auto t_start = std::chrono::steady_clock::now();
   if (o.batch % o.gpus != 0)
-    throw CLI::ValidationError("--batch-size", std::to_string(o.batch) + " does not split evenly over " +
-                               std::to_string(o.gpus) + " replicas (--gpus)");
+    throw CLI::ValidationError("--batch-size", std::to_string(o.batch) + " does not split " +
+                               "evenly over " + std::to_string(o.gpus) + " replicas (--gpus)");
   if (o.limit > 0 && o.limit < o.batch)
     throw CLI::ValidationError("--limit", "must be at least the batch size (" +
                                std::to_string(o.batch) + "), got " + std::to_string(o.limit));
@@ -118,11 +159,8 @@ int run_train(const TrainOptions& o) {
   pixel_stats(data.train, norm.mean, stddev);
   norm.inv_std = 1.f / stddev;
   const TrainConfig cfg = train_config(o);
-  std::vector<Backend*> bes;
-  std::vector<Model*> ms;
-  for (auto& b : replicas.backends) bes.push_back(b.get());
-  for (auto& m : replicas.models) ms.push_back(m.get());
-  Trainer trainer(bes, ms, replicas.collective.get(), data.train, norm, cfg);
+  Trainer trainer(Replicas::pointers(replicas.backends), Replicas::pointers(replicas.models),
+                  replicas.collective.get(), data.train, norm, cfg);
 
   ProgressDisplay display(choose_progress_style(o.quiet, o.progress_every), o.epochs,
                           o.progress_every);
@@ -139,39 +177,9 @@ int run_train(const TrainOptions& o) {
     display.print(model_summary(model) + format("%d steps of %d images per epoch",
                                                 trainer.steps_per_epoch(), o.batch));
   }
+  const std::vector<LogRow> rows =
+      train_epochs(o, trainer, be, model, data.test, norm, display);
 
-  std::unique_ptr<TrainingLogFile> log;
-  if (!o.log.empty()) log = std::make_unique<TrainingLogFile>(o.log);
-  std::vector<LogRow> history;  // what the log and the plot are drawn from
-  const auto add_row = [&](const LogRow& row) {
-    if (log) log->add(row);
-    history.push_back(row);
-  };
-  const auto t_train = clock::now();
-  StepProgress last_logged;
-  const int log_every = o.log_every;
-  const int poll_steps = std::gcd(display.poll_steps(), log_every);  // gcd(n, 0) == n
-  if (display.poll_seconds() > 0 || poll_steps > 0)
-    trainer.on_progress([&](const StepProgress& p) {
-      const double elapsed = seconds_since(t_train);
-      display.progress(p, elapsed);
-      if (log_every == 0 || p.step % log_every != 0) return;
-      if (last_logged.epoch != p.epoch) last_logged = StepProgress{};
-      add_row(step_row(p, last_logged, trainer.learning_rate(p.epoch - 1), elapsed));
-      last_logged = p;
-    }, display.poll_seconds(), poll_steps);
-
-  for (int e = 0; e < o.epochs; ++e) {
-    EpochStats st = trainer.train_epoch(e);
-    const EvalResult test = evaluate(be, model, data.test, norm);
-    st.test_accuracy = test.accuracy;
-    st.test_loss = test.loss;
-    st.elapsed_s = seconds_since(t_train);
-    display.print(format("epoch %2d/%d  train_loss %.4f  test_acc %.4f  %10.0f images/s  "
-                         "elapsed %.1f s", st.epoch, o.epochs, st.train_loss, st.test_accuracy,
-                         st.images_per_s, st.elapsed_s));
-    add_row(epoch_row(st));
-  }
   if (!o.save.empty()) {
     SavedModel sm;
     sm.spec = spec;
@@ -182,11 +190,13 @@ int run_train(const TrainOptions& o) {
     if (!o.quiet) display.print("saved model to " + o.save);
   }
   if (!o.plot.empty()) {
-    write_training_plot(o.plot, spec.name + " on " + be.name(), history);
+    write_training_plot(o.plot, spec.name + " on " + be.name(), rows);
     if (!o.quiet) display.print("wrote training curves to " + o.plot);
   }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   display.print(format("final test accuracy %.4f, %.1f s in all, peak memory %.0f MiB",
-                       history.back().test_accuracy, seconds_since(t_start), peak_rss_mib()));
+                       rows.back().test_accuracy, seconds, peak_rss_mib()));
   return kExitSuccess;
 }
 }  // namespace
@@ -196,23 +206,32 @@ Command add_train_command(CLI::App& app) {
   auto* sub = app.add_subcommand("train", "Train a model (default: LeNet-5 on Fashion-MNIST)");
   add_backend_option(*sub, o->backend);
   add_model_option(*sub, o->model);
-  sub->add_option("--data,-d", o->data, "folder with the four MNIST-format files (default: Fashion-MNIST)");
-  sub->add_option("--limit", o->limit, "use only the first N training and N test images (quick runs)")
+  sub->add_option("--data,-d", o->data,
+                  "folder with the four MNIST-format files (default: Fashion-MNIST)");
+  sub->add_option("--limit", o->limit,
+                  "use only the first N training and N test images (quick runs)")
       ->check(at_least(1));
-  sub->add_option("--epochs,-e", o->epochs, "training epochs")->check(at_least(1))->capture_default_str();
+  sub->add_option("--epochs,-e", o->epochs, "training epochs")
+      ->check(at_least(1))->capture_default_str();
   add_batch_option(*sub, o->batch, "images per training step");
   sub->add_option("--optimizer", o->optimizer, "how parameters follow their gradients")
       ->check(one_of({"sgd", "adam"}, "optimizer"))->capture_default_str();
-  sub->add_option("--lr", o->lr, "learning rate (default: 0.002 for adam, 0.05 for sgd)")->check(above(0));
+  sub->add_option("--lr", o->lr, "learning rate (default: 0.002 for adam, 0.05 for sgd)")
+      ->check(above(0));
   sub->add_option("--momentum", o->momentum, "SGD momentum, in [0, 1)")
       ->check(at_least(0))->capture_default_str();
-  sub->add_option("--weight-decay", o->weight_decay, "L2 weight decay")->check(at_least(0))->capture_default_str();
-  sub->add_option("--lr-decay", o->lr_decay, "learning rate factor per epoch")->check(above(0))->capture_default_str();
+  sub->add_option("--weight-decay", o->weight_decay, "L2 weight decay")
+      ->check(at_least(0))->capture_default_str();
+  sub->add_option("--lr-decay", o->lr_decay, "learning rate factor per epoch")
+      ->check(above(0))->capture_default_str();
   sub->add_option("--seed", o->seed, "seed of weights and shuffling")->capture_default_str();
-  sub->add_option("--threads", o->threads, "CPU threads (0 = all cores)")->check(at_least(0))->capture_default_str();
+  sub->add_option("--threads", o->threads, "CPU threads (0 = all cores)")
+      ->check(at_least(0))->capture_default_str();
   sub->add_option("--save", o->save, "write the trained model to this file");
-  sub->add_option("--log", o->log, "write the training log (CSV: a row per epoch, and per --log-every steps) here");
-  sub->add_option("--log-every", o->log_every, "also log a row every N steps (loss, accuracy and speed over those steps)")
+  sub->add_option("--log", o->log,
+                  "write the training log here (CSV: a row per epoch, and per --log-every steps)");
+  sub->add_option("--log-every", o->log_every,
+                  "also log a row every N steps (loss, accuracy and speed over those steps)")
       ->check(at_least(1));
   sub->add_option("--plot", o->plot, "write the training curves (SVG) to this file");
   sub->add_option("--progress-every", o->progress_every,
@@ -222,7 +241,8 @@ Command add_train_command(CLI::App& app) {
   sub->add_flag("--no-graphs", o->no_graphs, "do not replay the step as a CUDA graph");
   sub->add_option("--gpus", o->gpus, "data-parallel replicas, one per GPU (device 0..N-1)")
       ->check(at_least(1))->capture_default_str();
-  sub->add_option("--collective", o->collective, "all-reduce across replicas (default: nccl on cuda, else host)")
+  sub->add_option("--collective", o->collective,
+                  "all-reduce across replicas (default: nccl on cuda, else host)")
       ->check(one_of({"nccl", "host"}, "collective"));
   return {sub, [o] { return run_train(*o); }};
 }
