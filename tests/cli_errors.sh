@@ -35,7 +35,7 @@ expect_error 2 "unknown backend 'nope'" train --backend nope --epochs 1
 expect_error 2 "did you mean 'openmp'?" train --backend opnemp
 expect_error 2 "unknown model 'resnet'" train --model resnet --epochs 1
 expect_error 2 "unknown optimizer 'rmsprop'" train --optimizer rmsprop --epochs 1
-expect_error 2 "train takes one backend" train --backends serial,openmp
+expect_error 2 "--backend: takes one backend" train --backends serial,openmp
 expect_error 2 "--load is required" eval
 expect_error 2 "unknown command 'trian' (did you mean 'train'?)" help trian
 expect_error 2 "--limit: must be at least the batch size (64), got 10" train --limit 10

@@ -39,14 +39,12 @@ std::string joined(const std::vector<std::string>& names) {
   return s;
 }
 
-// train runs one of each; a comma list is what bench takes.
+// train and eval run one of each; a comma list is what bench takes.
 CLI::Validator single(const std::string& what) {
   return CLI::Validator(
       [what](std::string& text) -> std::string {
-        return text.find(',') == std::string::npos
-                   ? ""
-                   : "train takes one " + what + ", got '" + text +
-                         "' (pcnn bench compares several)";
+        if (text.find(',') == std::string::npos) return "";
+        return "takes one " + what + ", got '" + text + "' (pcnn bench compares several)";
       },
       "");
 }

@@ -1,6 +1,6 @@
 // Option checks and the options train and bench share, so both spell them the same way: each
 // takes the singular and the plural name (--backend/--backends, --model/--models,
-// --batch-size/--batch-sizes). bench reads a comma list; train takes one value.
+// --batch-size/--batch-sizes). bench reads a comma list; train and eval take one value.
 //
 // The checks are CLI11 validators, so a bad value is a usage error (exit 2) raised while
 // parsing. They word their own messages: CLI11's Range reports "not in range 2.22507e-308 to
@@ -27,7 +27,7 @@ CLI::Validator backend_name();
 // A built-in model, or a path ending in .json.
 CLI::Validator model_name();
 
-// train: one backend, one model, one batch size (a list is refused: bench compares several).
+// train, eval: one backend, model, batch size (a list is refused: bench compares several).
 CLI::Option* add_backend_option(CLI::App& app, std::string& backend);
 CLI::Option* add_model_option(CLI::App& app, std::string& model);
 CLI::Option* add_batch_option(CLI::App& app, int& batch, const std::string& help);

@@ -13,13 +13,13 @@ bool starts_with(const std::string& s, const std::string& prefix) {
 
 // "--epochs: 1 required INT missing" -> "--epochs needs a value (INT)".
 std::string reword_mismatch(const std::string& what) {
+  const std::string required = " required ";
   const size_t colon = what.find(": ");
   const size_t missing = what.rfind(" missing");
-  const size_t required = what.find(" required ");
-  if (colon == std::string::npos || missing == std::string::npos || required == std::string::npos)
+  const size_t type_at = what.find(required) + required.size();  // wraps below size() if absent
+  if (colon == std::string::npos || missing == std::string::npos || type_at < required.size())
     return what;
-  const std::string type = what.substr(required + 10, missing - required - 10);
-  return what.substr(0, colon) + " needs a value (" + type + ")";
+  return what.substr(0, colon) + " needs a value (" + what.substr(type_at, missing - type_at) + ")";
 }
 
 // "Could not convert: --epochs = x" -> "--epochs takes INT, got 'x'".
