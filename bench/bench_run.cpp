@@ -3,6 +3,7 @@
 #include "bench/bench_run.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -13,6 +14,8 @@
 #include "bench/child.hpp"
 #include "bench/host_info.hpp"
 #include "core/check.hpp"
+#include "report/number_format.hpp"
+#include "report/unavailable_reason.hpp"
 #include "tests/synthetic.hpp"
 
 namespace pcnn::bench {
@@ -70,10 +73,40 @@ Dataset bench_data(const BenchOptions& o, std::string& what) {
   return test::synthetic_dataset(count, 28, 28, o.seed);
 }
 
+// "[k/N]" and an ETA for progress lines. N counts every (backend, thread count, model, batch)
+// asked for, and shrinks once a backend has run fewer (skipped here, or a GPU backend that ran
+// once for all thread counts). A child process goes on with its parent's count, handed over
+// in the environment (kCountVariable) so that its lines number on from the parent's.
+constexpr const char* kCountVariable = "PCNN_BENCH_COUNT";
+
+struct Countdown {
+  int done = 0, total = 0;
+  double start_s = now_s();  // wall clock: the same in a child process
+
+  static double now_s() {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  }
+  std::string line(const std::string& what) {
+    ++done;
+    const double elapsed = now_s() - start_s;
+    const double eta = done < total ? elapsed / done * (total - done) : 0;
+    return "[" + std::to_string(done) + "/" + std::to_string(total) + "] " + what + ", ETA " +
+           duration_text(eta);
+  }
+  void resume_from_parent() {
+    if (const char* v = std::getenv(kCountVariable))
+      std::sscanf(v, "%d %d %lf", &done, &total, &start_s);
+  }
+  std::string for_child() const {
+    return std::to_string(done) + " " + std::to_string(total) + " " + round_trip(start_s);
+  }
+};
+
 // Every model and batch size on one backend object.
 void bench_backend(Backend& be, int threads, const std::vector<ModelSpec>& specs,
                    const Dataset& data, const BenchOptions& o, BenchReport& r,
-                   const Progress& progress) {
+                   const Progress& progress, Countdown& count) {
   for (const ModelSpec& spec : specs)
     for (int batch : o.batches) {
       ModelBenchConfig cfg;
@@ -81,7 +114,7 @@ void bench_backend(Backend& be, int threads, const std::vector<ModelSpec>& specs
       cfg.per_layer = per_layer_at(o, batch);
       cfg.seed = o.seed;
       r.runs.push_back(bench_model(be, threads, spec, batch, data, cfg));
-      progress(progress_line(r.runs.back()));
+      progress(count.line(progress_line(r.runs.back())));
     }
 }
 
@@ -125,21 +158,32 @@ BenchReport run_bench(const BenchOptions& opts, const Progress& progress) {
   const Dataset data = bench_data(o, r.data);
 
   auto skip = [&](const std::string& backend, const std::string& why) {
-    r.skipped.push_back({backend, why});
-    progress("skipped: " + backend + ": " + why);
+    r.skipped.push_back({backend, unavailable_reason(backend, why)});
+    progress("skipped: " + backend + ": " + r.skipped.back().reason);
   };
+  auto planned = [&](const std::string& backend) {  // configurations asked of one backend
+    return int(specs.size() * o.batches.size()) * (backend == "serial" ? 1 : int(o.threads.size()));
+  };
+  Countdown count;
+  for (const std::string& name : o.backends) count.total += planned(name);
+  count.resume_from_parent();
   for (const std::string& name : o.backends) {
+    const size_t runs_before = r.runs.size();
     const bool children = !o.exe.empty() && name != "serial" &&
                           (o.isolate || (needs_process_per_thread_count(name) && o.threads.size() > 1));
     if (children) {
       for (int t : o.threads) {
+        setenv(kCountVariable, count.for_child().c_str(), 1);
         BenchReport c = run_child(o.exe, child_arguments(o, name, t));
+        unsetenv(kCountVariable);
+        count.done += int(c.runs.size());
         // The child printed its own progress and skipped lines on the shared stderr.
         r.skipped.insert(r.skipped.end(), c.skipped.begin(), c.skipped.end());
         r.runs.insert(r.runs.end(), c.runs.begin(), c.runs.end());
         // Unusable here, or a GPU whose result does not depend on the thread count.
         if (c.runs.empty() || !c.runs.front().host_memory) break;
       }
+      count.total -= planned(name) - int(r.runs.size() - runs_before);
       continue;
     }
     // serial has one thread whatever is asked; GPU backends ignore the thread count.
@@ -155,9 +199,10 @@ BenchReport run_bench(const BenchOptions& opts, const Progress& progress) {
         break;
       }
       const int threads = !be->is_host_memory() ? 0 : t > 0 ? t : default_threads(r.host_threads);
-      bench_backend(*be, threads, specs, data, o, r, progress);
+      bench_backend(*be, threads, specs, data, o, r, progress, count);
       if (!be->is_host_memory()) break;
     }
+    count.total -= planned(name) - int(r.runs.size() - runs_before);
   }
   r.load_after = host_load_average();
   compute_speedups(r);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -166,6 +167,9 @@ ModelRun run_from(const json& j) {
 }
 
 // ---- CSV ---------------------------------------------------------------------------------
+// Every double with the digits it needs to read back exactly (the default 6 wrote 1.33286e+07).
+constexpr int kCsvDigits = std::numeric_limits<double>::max_digits10;
+
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string q = "\"";
@@ -174,6 +178,7 @@ std::string csv_field(const std::string& s) {
 }
 std::string csv_times(const Summary& s) {
   std::ostringstream os;
+  os.precision(kCsvDigits);
   os << s.median * 1e3 << "," << s.min * 1e3 << "," << s.max * 1e3 << "," << s.q1 * 1e3 << ","
      << s.q3 * 1e3;
   return os.str();
@@ -303,6 +308,7 @@ BenchReport report_from_json(const json& j) {
 
 void write_runs_csv(const std::string& path, const BenchReport& r) {
   std::ostringstream os;
+  os.precision(kCsvDigits);
   os << "backend,label,device,threads,model,batch";
   for (const char* p : {"step", "forward", "backward"})
     for (const char* c : {"median_ms", "min_ms", "max_ms", "q1_ms", "q3_ms"}) os << "," << p << "_" << c;
@@ -326,6 +332,7 @@ void write_runs_csv(const std::string& path, const BenchReport& r) {
 
 void write_layers_csv(const std::string& path, const BenchReport& r) {
   std::ostringstream os;
+  os.precision(kCsvDigits);
   os << "backend,label,threads,model,batch,index,layer,forward_median_ms,forward_min_ms,"
         "forward_max_ms,forward_gflops,backward_median_ms,backward_min_ms,backward_max_ms,"
         "backward_gflops\n";

@@ -1,12 +1,15 @@
 // The training loop: the data set resident on the device, batches drawn there, one step =
-// gather, forward, loss, backward, update, counter++ — captured once as a graph where the
-// backend can, and read back only once per epoch (loss and correct count).
+// gather, forward, loss, backward, update, counter++ (train/step.cpp) — captured once as a graph
+// where the backend can. The loss and correct count stay on the device; they are read back at
+// the end of each epoch and, for progress reports, at most as often as asked (on_progress).
 //
 // Data parallelism: with several replicas (one backend and one identical model per device),
 // each takes its shard of every global batch, gradients are averaged by a Collective, and every
 // replica applies the same update — the same training as one replica with the whole batch.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -29,6 +32,7 @@ struct TrainConfig {
 struct EpochStats {
   int epoch = 0;
   double train_loss = 0, train_accuracy = 0, test_accuracy = 0, test_loss = 0;
+  double learning_rate = 0;  // the one this epoch trained with
   double images_per_s = 0;  // training images over the epoch's training time
   double elapsed_s = 0;     // since training began
 };
@@ -42,6 +46,17 @@ struct EvalResult {
 struct Normalization {
   float mean = 0.f, inv_std = 1.f;
 };
+
+// Where an epoch stands, reported while it runs: totals over the epoch so far.
+struct StepProgress {
+  int epoch = 0;               // 1-based
+  int step = 0, steps = 0;     // steps done in this epoch, steps per epoch
+  int64_t images = 0;          // training images in those steps
+  double loss_sum = 0;         // summed cross-entropy over those images
+  double correct = 0;          // how many of them were classified right
+  double seconds = 0;          // since the epoch's first step
+};
+using ProgressCallback = std::function<void(const StepProgress&)>;
 
 class Trainer {
  public:
@@ -58,6 +73,13 @@ class Trainer {
   int replicas() const { return int(replicas_.size()); }
   // Runs one epoch of training steps; returns loss and accuracy on the training batches.
   EpochStats train_epoch(int epoch);
+  // During train_epoch, calls report after every every_steps-th step of an epoch and whenever
+  // every_s seconds have passed since the last call (0 turns either off). The clock is read
+  // every step (cheap); the device only when a report is due: one download, which waits for
+  // the steps launched so far, so every_s should stay a fraction of a second or more.
+  void on_progress(ProgressCallback report, double every_s, int every_steps);
+  // The learning rate of an epoch (0-based): the configured one, decayed once per epoch.
+  float learning_rate(int epoch) const;
   // One training step of every replica (public for tests and the bench).
   void step();
   // Waits for all launched work on every replica.
@@ -66,13 +88,18 @@ class Trainer {
 
  private:
   struct Replica;
-  void run_local_step(Replica& r, bool with_update);
-  void update(Replica& r);
+  void run_local_step(Replica& r, bool with_update);  // train/step.cpp
+  void update(Replica& r);                            // train/replica.cpp
+  void allreduce_and_update();                        // train/replica.cpp
+  StepProgress progress(int epoch, int step) const;   // reads the device (synchronises)
   std::vector<std::unique_ptr<Replica>> replicas_;
   Collective* collective_ = nullptr;
   TrainConfig cfg_;
   int steps_per_epoch_ = 0;
   int steps_done_ = 0;
+  ProgressCallback report_;
+  double report_every_s_ = 0;
+  int report_every_steps_ = 0;
 };
 
 // Accuracy and mean loss of the model on a whole data set, in batches of up to model.max_batch().

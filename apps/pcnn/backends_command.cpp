@@ -1,41 +1,60 @@
 // pcnn backends: what is compiled in, and whether each one can run here (and on what).
+#include <algorithm>
 #include <cstdio>
 
 #include "apps/pcnn/commands.hpp"
+#include "apps/pcnn/options.hpp"
 #include "backends/registry.hpp"
 #include "core/check.hpp"
+#include "report/unavailable_reason.hpp"
 
 namespace pcnn::cli {
 
+namespace {
+using Row = std::vector<std::string>;
+
+// Columns as wide as their widest cell, two spaces apart; the last one is not padded.
+void print_table(const std::vector<Row>& rows) {
+  std::vector<size_t> width(rows[0].size(), 0);
+  for (const Row& r : rows)
+    for (size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
+  for (const Row& r : rows) {
+    std::string line;
+    for (size_t c = 0; c < r.size(); ++c)
+      line += c + 1 < r.size() ? r[c] + std::string(width[c] - r[c].size() + 2, ' ') : r[c];
+    std::printf("%s\n", line.c_str());
+  }
+}
+
+int list_backends(int threads) {
+  std::vector<Row> rows = {{"backend", "usable", "what it is", "runs on (or why not)"}};
+  for (const auto& e : compiled_backends()) {
+    BackendOptions opts;
+    opts.threads = threads;
+    try {
+      rows.push_back({e.name, "yes", e.summary, e.create(opts)->device_name()});
+    } catch (const Unavailable& u) {
+      rows.push_back({e.name, "no", e.summary, unavailable_reason(e.name, u.what())});
+    }
+  }
+  print_table(rows);
+  std::string missing;
+  for (const auto& n : known_backend_names()) {
+    bool in = false;
+    for (const auto& e : compiled_backends()) in |= e.name == n;
+    if (!in) missing += (missing.empty() ? "" : ", ") + n;
+  }
+  if (!missing.empty()) std::printf("not compiled in: %s\n", missing.c_str());
+  return kExitSuccess;
+}
+}  // namespace
+
 Command add_backends_command(CLI::App& app) {
-  auto* sub = app.add_subcommand("backends", "List the backends compiled in and usable here");
   auto threads = std::make_shared<int>(0);
-  sub->add_option("--threads", *threads, "CPU threads for the CPU backends (0 = all)");
-  return {sub, [threads] {
-            std::printf("%-8s %-7s %-58s %s\n", "backend", "usable", "what it is",
-                        "runs on (or why not)");
-            for (const auto& e : compiled_backends()) {
-              BackendOptions opts;
-              opts.threads = *threads;
-              std::string where, usable = "yes";
-              try {
-                where = e.create(opts)->device_name();
-              } catch (const Unavailable& u) {
-                usable = "no";
-                where = u.what();
-              }
-              std::printf("%-8s %-7s %-58s %s\n", e.name.c_str(), usable.c_str(),
-                          e.summary.c_str(), where.c_str());
-            }
-            std::string missing;
-            for (const auto& n : known_backend_names()) {
-              bool in = false;
-              for (const auto& e : compiled_backends()) in |= e.name == n;
-              if (!in) missing += (missing.empty() ? "" : ", ") + n;
-            }
-            if (!missing.empty()) std::printf("not compiled in: %s\n", missing.c_str());
-            return 0;
-          }};
+  auto* sub = app.add_subcommand("backends", "List the backends compiled in and usable here");
+  sub->add_option("--threads", *threads, "CPU threads for the CPU backends (0 = all cores)")
+      ->check(at_least(0));
+  return {sub, [threads] { return list_backends(*threads); }};
 }
 
 }  // namespace pcnn::cli

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/pcnn/commands.hpp"
+#include "apps/pcnn/options.hpp"
 #include "bench/bench_run.hpp"
 #include "bench/host_info.hpp"
 #include "bench/plots.hpp"
@@ -48,11 +49,11 @@ int run_bench_command(BenchCliOptions o) {
   }
   if (o.json_only) {
     std::printf("%s\n", bench::to_json(r).dump().c_str());
-    return 0;
+    return kExitSuccess;
   }
   std::printf("\n");
   bench::print_report(stdout, r);
-  if (o.out.empty()) return 0;
+  if (o.out.empty()) return kExitSuccess;
   std::error_code ec;
   std::filesystem::create_directories(o.out, ec);
   PCNN_CHECK(!ec, "cannot create the output folder '" << o.out << "': " << ec.message());
@@ -70,7 +71,7 @@ int run_bench_command(BenchCliOptions o) {
   for (const std::string& p : bench::write_bench_plots(o.out, r))
     std::printf(", %s", std::filesystem::path(p).filename().c_str());
   std::printf("\n");
-  return 0;
+  return kExitSuccess;
 }
 }  // namespace
 
@@ -79,30 +80,26 @@ Command add_bench_command(CLI::App& app) {
   bench::BenchOptions& b = o->bench;
   auto* sub = app.add_subcommand(
       "bench", "Time training steps, forward, backward and each layer on every backend");
-  sub->add_option("--models", b.models, "built-in models or JSON spec files, comma-separated")
-      ->delimiter(',')->capture_default_str();
-  sub->add_option("--batch-sizes", b.batches, "batch sizes, comma-separated")
-      ->delimiter(',')->capture_default_str();
-  sub->add_option("--backends", b.backends,
-                  "backends, comma-separated (default: every compiled-in one; one not usable "
-                  "here is skipped with its reason)")->delimiter(',');
+  add_backend_option(*sub, b.backends);
+  add_model_option(*sub, b.models);
+  add_batch_option(*sub, b.batches, "batch sizes, comma-separated");
   sub->add_option("--threads", b.threads,
                   "CPU threads, or a list for a strong-scaling sweep (0 = all cores)")
-      ->delimiter(',')->capture_default_str();
+      ->delimiter(',')->check(at_least(0))->capture_default_str();
   sub->add_option("--repeat", b.policy.repeat,
                   "timed blocks per measurement (fewer, but at least 3, once --budget is spent)")
-      ->capture_default_str();
+      ->check(at_least(1))->capture_default_str();
   sub->add_option("--warmup", b.policy.warmup, "untimed iterations before each measurement")
-      ->capture_default_str();
+      ->check(at_least(1))->capture_default_str();
   sub->add_option("--budget", b.policy.budget_s, "seconds per measurement after which repeats stop")
-      ->capture_default_str();
+      ->check(above(0))->capture_default_str();
   sub->add_option("--per-layer", b.per_layer,
                   "batch sizes with a per-layer breakdown: largest, all or none")
-      ->capture_default_str();
-  sub->add_option("--data", b.data_dir, "MNIST-format folder to draw batches from "
+      ->check(one_of({"largest", "all", "none"}, "--per-layer choice"))->capture_default_str();
+  sub->add_option("--data,-d", b.data_dir, "MNIST-format folder to draw batches from "
                                         "(default: synthetic images; speed does not depend on them)");
   sub->add_option("--images", b.synthetic_images, "synthetic images to draw batches from")
-      ->capture_default_str();
+      ->check(at_least(1))->capture_default_str();
   sub->add_option("--seed", b.seed, "seed of weights, data and shuffling")->capture_default_str();
   sub->add_flag("--isolate", b.isolate,
                 "run each CPU backend and thread count in its own child process (always done "

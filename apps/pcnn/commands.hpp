@@ -11,9 +11,16 @@ struct Command {
   std::function<int()> run;  // after parsing; returns the exit code
 };
 
+// Exit codes, as the --help footer and the README state them.
+constexpr int kExitSuccess = 0;
+constexpr int kExitRuntimeError = 1;  // bad data, a backend not usable here, a failed write...
+constexpr int kExitUsageError = 2;    // unknown command or option, missing or bad value
+
 Command add_train_command(CLI::App& app);
 Command add_eval_command(CLI::App& app);
 Command add_backends_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
+Command add_plot_command(CLI::App& app);
+Command add_help_command(CLI::App& app);
 
 }  // namespace pcnn::cli

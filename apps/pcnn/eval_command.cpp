@@ -3,31 +3,34 @@
 
 #include "apps/pcnn/commands.hpp"
 #include "apps/pcnn/common.hpp"
+#include "apps/pcnn/options.hpp"
 #include "models/serialize.hpp"
 #include "train/trainer.hpp"
 
 namespace pcnn::cli {
 
 Command add_eval_command(CLI::App& app) {
-  struct Options { std::string load, data, backend; int threads = 0, batch = 256; };
+  struct Options { std::string load, data, backend; int threads = 0, batch = 256, limit = 0; };
   auto o = std::make_shared<Options>();
   auto* sub = app.add_subcommand("eval", "Test accuracy of a saved model");
   sub->add_option("--load", o->load, "model file written by pcnn train --save")->required();
   sub->add_option("--data,-d", o->data, "folder with the MNIST-format files (default: Fashion-MNIST)");
-  sub->add_option("--backend,-b", o->backend, "backend (default: fastest usable here)");
-  sub->add_option("--threads", o->threads, "CPU threads (0 = all cores)");
-  sub->add_option("--batch-size", o->batch, "images per forward pass")->capture_default_str();
+  sub->add_option("--limit", o->limit, "use only the first N test images (quick runs)")
+      ->check(at_least(1));
+  add_backend_option(*sub, o->backend);
+  sub->add_option("--threads", o->threads, "CPU threads (0 = all cores)")->check(at_least(0));
+  add_batch_option(*sub, o->batch, "images per forward pass");
   return {sub, [o] {
             const SavedModel sm = load_model(o->load);
             auto be = open_backend(o->backend, o->threads);
-            const DatasetPair data = load_data(o->data);
+            const DatasetPair data = load_data(o->data, o->limit);
             Model model(*be, sm.spec, o->batch, 0);
             model.set_params(sm.params);
             const EvalResult r = evaluate(*be, model, data.test, {sm.mean, sm.inv_std});
             std::printf("%s on %s (%d test images), backend %s: test accuracy %.4f, loss %.4f\n",
                         sm.spec.name.c_str(), data.source.c_str(), r.count, be->name().c_str(),
                         r.accuracy, r.loss);
-            return 0;
+            return kExitSuccess;
           }};
 }
 

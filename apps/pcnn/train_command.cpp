@@ -1,13 +1,18 @@
-// pcnn train: train a model on a data set, one progress line per epoch, optional CSV log,
-// training-curve plot and saved model.
+// pcnn train: train a model on a data set, with a model summary, progress within epochs, one
+// line per epoch, and optionally a CSV log, training-curve plot and saved model.
 #include <chrono>
+#include <cstdarg>
 #include <cstdio>
-#include <fstream>
+#include <numeric>
 
 #include "apps/pcnn/commands.hpp"
 #include "apps/pcnn/common.hpp"
+#include "apps/pcnn/model_summary.hpp"
+#include "apps/pcnn/options.hpp"
+#include "apps/pcnn/progress_display.hpp"
 #include "core/check.hpp"
 #include "models/serialize.hpp"
+#include "report/training_log.hpp"
 #include "report/training_plot.hpp"
 #include "train/trainer.hpp"
 
@@ -16,43 +21,60 @@ namespace pcnn::cli {
 namespace {
 struct TrainOptions {
   std::string backend, model = "lenet5", data, save, log, plot;
-  int epochs = 10, batch = 64, threads = 0;
+  int epochs = 10, batch = 64, threads = 0, limit = 0;
   uint32_t seed = 1;
   // Defaults chosen by a sweep on Fashion-MNIST (notes/measurements.md): Adam at 2e-3, the
   // learning rate shrinking by a quarter each epoch, reaches 90.7% with LeNet-5 in 10 epochs.
   std::string optimizer = "adam";
   float lr = -1, momentum = 0.9f, weight_decay = 0.f, lr_decay = 0.75f;
-  bool no_graphs = false;
-  int gpus = 1;
+  bool no_graphs = false, quiet = false;
+  int gpus = 1, progress_every = 0, log_every = 0;
   std::string collective;
 };
 
-int run_train(const TrainOptions& o) {
-  using clock = std::chrono::steady_clock;
-  const auto t_start = clock::now();
-  PCNN_CHECK(o.epochs >= 1, "--epochs must be at least 1");
-  PCNN_CHECK(o.batch >= 1, "--batch-size must be at least 1");
-  PCNN_CHECK(o.optimizer == "sgd" || o.optimizer == "adam",
-             "unknown optimizer '" << o.optimizer << "' (sgd, adam)");
-  const ModelSpec spec = load_spec(o.model);
-  PCNN_CHECK(o.gpus >= 1, "--gpus must be at least 1");
-  // Replica r runs on device r; replica 0 also evaluates and is saved.
-  std::vector<std::unique_ptr<Backend>> replicas;
-  replicas.push_back(open_backend(o.backend, o.threads));
-  Backend* be = replicas[0].get();
-  const DatasetPair data = load_data(o.data);  // after the backend: a bad name fails fast
-  for (int r = 1; r < o.gpus; ++r) {
+// One backend and one model per replica (device r runs replica r), and their all-reduce.
+struct Replicas {
+  std::vector<std::unique_ptr<Backend>> backends;
+  std::vector<std::unique_ptr<Model>> models;
+  std::unique_ptr<Collective> collective;
+
+  template <class T>
+  static std::vector<T*> pointers(const std::vector<std::unique_ptr<T>>& owned) {
+    std::vector<T*> p;
+    for (const auto& o : owned) p.push_back(o.get());
+    return p;
+  }
+};
+
+// Replica 0's backend: opened first, so that a bad backend fails before the data is read.
+void check_gpus(const TrainOptions& o, const Backend& be) {
+  if (o.gpus > 1 && be.is_host_memory() && o.collective.empty())
+    throw CLI::ValidationError("--gpus", "backend " + be.name() + " runs on the CPU, not on GPUs "
+                               "(add --collective host to run " + std::to_string(o.gpus) +
+                               " replicas on the CPU anyway)");
+}
+
+Replicas open_replicas(const TrainOptions& o, std::unique_ptr<Backend> first,
+                       const ModelSpec& spec) {
+  Replicas r;
+  r.backends.push_back(std::move(first));
+  for (int i = 1; i < o.gpus; ++i) {
     BackendOptions opts;
     opts.threads = o.threads;
-    opts.device = r;
-    replicas.push_back(make_backend(be->name(), opts));
+    opts.device = i;
+    r.backends.push_back(make_backend(r.backends[0]->name(), opts));
   }
+  // Evaluation runs in larger batches than training where memory allows.
+  for (auto& be : r.backends)
+    r.models.push_back(std::make_unique<Model>(*be, spec, std::max(o.batch / o.gpus, 256), o.seed));
+  // With one GPU, --collective still routes the step through the all-reduce (a test of it).
+  if (o.gpus > 1 || !o.collective.empty())
+    r.collective = make_collective(r.backends[0]->name(), Replicas::pointers(r.backends),
+                                   o.collective);
+  return r;
+}
 
-  Normalization norm;
-  float stddev = 1.f;
-  pixel_stats(data.train, norm.mean, stddev);
-  norm.inv_std = 1.f / stddev;
-
+TrainConfig train_config(const TrainOptions& o) {
   TrainConfig cfg;
   cfg.epochs = o.epochs;
   cfg.batch = o.batch;
@@ -63,56 +85,101 @@ int run_train(const TrainOptions& o) {
   cfg.optimizer.lr = o.lr > 0 ? o.lr : (o.optimizer == "adam" ? 2e-3f : 0.05f);
   cfg.optimizer.momentum = o.momentum;
   cfg.optimizer.weight_decay = o.weight_decay;
+  return cfg;
+}
 
-  // Evaluation runs in larger batches than training where memory allows.
-  PCNN_CHECK(o.batch % o.gpus == 0, "--batch-size " << o.batch << " does not split evenly over "
-                                                    << o.gpus << " GPUs");
-  std::vector<std::unique_ptr<Model>> models;
-  std::vector<Backend*> bes;
-  std::vector<Model*> ms;
-  for (auto& r : replicas) {
-    models.push_back(std::make_unique<Model>(*r, spec, std::max(o.batch / o.gpus, 256), o.seed));
-    bes.push_back(r.get());
-    ms.push_back(models.back().get());
-  }
-  Model& model = *models[0];
-  std::unique_ptr<Collective> collective;
-  // With one GPU, --collective still routes the step through the all-reduce (a test of it).
-  if (o.gpus > 1 || !o.collective.empty()) collective = make_collective(be->name(), bes, o.collective);
-  Trainer trainer(bes, ms, collective.get(), data.train, norm, cfg);
+std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string format(const char* fmt, ...) {
+  char buf[512];
+  va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, args);
+  va_end(args);
+  return buf;
+}
 
-  std::printf("pcnn train: %s on %s (%d train / %d test images), backend %s [%s], batch %d, %s lr %g\n",
-              spec.name.c_str(), data.source.c_str(), data.train.count, data.test.count,
-              be->name().c_str(), be->device_name().c_str(), o.batch, o.optimizer.c_str(),
-              double(cfg.optimizer.lr));
-  if (collective)
-    std::printf("data parallel over %d replicas (%d images each per step), all-reduce: %s\n",
-                o.gpus, o.batch / o.gpus, collective->name().c_str());
-  std::ofstream log;
-  if (!o.log.empty()) {
-    log.open(o.log);
-    PCNN_CHECK(log, "cannot write the log '" << o.log << "'");
-    log << "epoch,train_loss,test_accuracy,images_per_s,elapsed_s\n";
-  }
-  std::vector<EpochStats> history;
+// The epoch loop: progress while each epoch runs, its line when it ends, and the rows of the
+// log (kept for the plot, and written to --log as they come).
+std::vector<LogRow> train_epochs(const TrainOptions& o, Trainer& trainer, Backend& be, Model& model,
+                                 const Dataset& test, const Normalization& norm,
+                                 ProgressDisplay& display) {
+  using clock = std::chrono::steady_clock;
   const auto t_train = clock::now();
+  const auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - t_train).count(); };
+  std::unique_ptr<TrainingLogFile> log;
+  if (!o.log.empty()) log = std::make_unique<TrainingLogFile>(o.log);
+  std::vector<LogRow> rows;
+  const auto add_row = [&](const LogRow& row) {
+    if (log) log->add(row);
+    rows.push_back(row);
+  };
+  StepProgress last_logged;  // the step row before, in this epoch: rows cover the steps between
+  const int poll_steps = std::gcd(display.poll_steps(), o.log_every);  // gcd(n, 0) == n
+  if (display.poll_seconds() > 0 || poll_steps > 0)
+    trainer.on_progress([&](const StepProgress& p) {
+      display.progress(p, elapsed());
+      if (o.log_every == 0 || p.step % o.log_every != 0) return;
+      if (last_logged.epoch != p.epoch) last_logged = StepProgress{};
+      add_row(step_row(p, last_logged, trainer.learning_rate(p.epoch - 1), elapsed()));
+      last_logged = p;
+    }, display.poll_seconds(), poll_steps);
+
   for (int e = 0; e < o.epochs; ++e) {
     EpochStats st = trainer.train_epoch(e);
-    const EvalResult test = evaluate(*be, model, data.test, norm);
-    st.test_accuracy = test.accuracy;
-    st.test_loss = test.loss;
-    st.elapsed_s = std::chrono::duration<double>(clock::now() - t_train).count();
-    std::printf("epoch %2d/%d  train_loss %.4f  test_acc %.4f  %10.0f images/s  elapsed %.1f s\n",
-                st.epoch, o.epochs, st.train_loss, st.test_accuracy, st.images_per_s,
-                st.elapsed_s);
-    std::fflush(stdout);
-    if (log) {
-      log << st.epoch << "," << st.train_loss << "," << st.test_accuracy << ","
-          << st.images_per_s << "," << st.elapsed_s << "\n";
-      log.flush();
-    }
-    history.push_back(st);
+    const EvalResult r = evaluate(be, model, test, norm);
+    st.test_accuracy = r.accuracy;
+    st.test_loss = r.loss;
+    st.elapsed_s = elapsed();
+    display.print(format("epoch %2d/%d  train_loss %.4f  test_acc %.4f  %10.0f images/s  "
+                         "elapsed %.1f s", st.epoch, o.epochs, st.train_loss, st.test_accuracy,
+                         st.images_per_s, st.elapsed_s));
+    add_row(epoch_row(st));
   }
+  return rows;
+}
+
+int run_train(const TrainOptions& o) {
+  const auto t_start = std::chrono::steady_clock::now();
+  if (o.batch % o.gpus != 0)
+    throw CLI::ValidationError("--batch-size", std::to_string(o.batch) + " does not split " +
+                               "evenly over " + std::to_string(o.gpus) + " replicas (--gpus)");
+  if (o.limit > 0 && o.limit < o.batch)
+    throw CLI::ValidationError("--limit", "must be at least the batch size (" +
+                               std::to_string(o.batch) + "), got " + std::to_string(o.limit));
+  const ModelSpec spec = load_spec(o.model);
+  std::unique_ptr<Backend> first = open_backend(o.backend, o.threads);
+  check_gpus(o, *first);
+  const DatasetPair data = load_data(o.data, o.limit);
+  Replicas replicas = open_replicas(o, std::move(first), spec);
+  Backend& be = *replicas.backends[0];
+  Model& model = *replicas.models[0];
+
+  Normalization norm;
+  float stddev = 1.f;
+  pixel_stats(data.train, norm.mean, stddev);
+  norm.inv_std = 1.f / stddev;
+  const TrainConfig cfg = train_config(o);
+  Trainer trainer(Replicas::pointers(replicas.backends), Replicas::pointers(replicas.models),
+                  replicas.collective.get(), data.train, norm, cfg);
+
+  ProgressDisplay display(choose_progress_style(o.quiet, o.progress_every), o.epochs,
+                          o.progress_every);
+  if (!o.quiet) {
+    display.print(format("pcnn train: %s on %s (%d train / %d test images), backend %s [%s], "
+                         "batch %d, %s lr %g", spec.name.c_str(), data.source.c_str(),
+                         data.train.count, data.test.count, be.name().c_str(),
+                         be.device_name().c_str(), o.batch, o.optimizer.c_str(),
+                         double(cfg.optimizer.lr)));
+    if (replicas.collective)
+      display.print(format("data parallel over %d replicas%s (%d images each per step), "
+                           "all-reduce: %s", o.gpus, be.is_host_memory() ? " on the CPU" : "",
+                           o.batch / o.gpus, replicas.collective->name().c_str()));
+    display.print(model_summary(model) + format("%d steps of %d images per epoch",
+                                                trainer.steps_per_epoch(), o.batch));
+  }
+  const std::vector<LogRow> rows =
+      train_epochs(o, trainer, be, model, data.test, norm, display);
+
   if (!o.save.empty()) {
     SavedModel sm;
     sm.spec = spec;
@@ -120,41 +187,63 @@ int run_train(const TrainOptions& o) {
     sm.inv_std = norm.inv_std;
     sm.params = model.get_params();
     save_model(o.save, sm);
-    std::printf("saved model to %s\n", o.save.c_str());
+    if (!o.quiet) display.print("saved model to " + o.save);
   }
   if (!o.plot.empty()) {
-    write_training_plot(o.plot, spec.name + " on " + be->name(), history);
-    std::printf("wrote training curves to %s\n", o.plot.c_str());
+    write_training_plot(o.plot, spec.name + " on " + be.name(), rows);
+    if (!o.quiet) display.print("wrote training curves to " + o.plot);
   }
-  std::printf("final test accuracy %.4f, %.1f s in all, peak memory %.0f MiB\n",
-              history.back().test_accuracy,
-              std::chrono::duration<double>(clock::now() - t_start).count(), peak_rss_mib());
-  return 0;
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  display.print(format("final test accuracy %.4f, %.1f s in all, peak memory %.0f MiB",
+                       rows.back().test_accuracy, seconds, peak_rss_mib()));
+  return kExitSuccess;
 }
 }  // namespace
 
 Command add_train_command(CLI::App& app) {
   auto o = std::make_shared<TrainOptions>();
   auto* sub = app.add_subcommand("train", "Train a model (default: LeNet-5 on Fashion-MNIST)");
-  sub->add_option("--backend,-b", o->backend, "serial, openmp, kokkos, cuda, cudnn (default: fastest usable here)");
-  sub->add_option("--model,-m", o->model, "lenet5, simard2003, mlp, or a JSON spec file")->capture_default_str();
-  sub->add_option("--data,-d", o->data, "folder with the four MNIST-format files (default: Fashion-MNIST)");
-  sub->add_option("--epochs,-e", o->epochs, "training epochs")->capture_default_str();
-  sub->add_option("--batch-size", o->batch, "images per training step")->capture_default_str();
-  sub->add_option("--optimizer", o->optimizer, "sgd or adam")->capture_default_str();
-  sub->add_option("--lr", o->lr, "learning rate (default: 0.002 for adam, 0.05 for sgd)");
-  sub->add_option("--momentum", o->momentum, "SGD momentum")->capture_default_str();
-  sub->add_option("--weight-decay", o->weight_decay, "L2 weight decay")->capture_default_str();
-  sub->add_option("--lr-decay", o->lr_decay, "learning rate factor per epoch")->capture_default_str();
+  add_backend_option(*sub, o->backend);
+  add_model_option(*sub, o->model);
+  sub->add_option("--data,-d", o->data,
+                  "folder with the four MNIST-format files (default: Fashion-MNIST)");
+  sub->add_option("--limit", o->limit,
+                  "use only the first N training and N test images (quick runs)")
+      ->check(at_least(1));
+  sub->add_option("--epochs,-e", o->epochs, "training epochs")
+      ->check(at_least(1))->capture_default_str();
+  add_batch_option(*sub, o->batch, "images per training step");
+  sub->add_option("--optimizer", o->optimizer, "how parameters follow their gradients")
+      ->check(one_of({"sgd", "adam"}, "optimizer"))->capture_default_str();
+  sub->add_option("--lr", o->lr, "learning rate (default: 0.002 for adam, 0.05 for sgd)")
+      ->check(above(0));
+  sub->add_option("--momentum", o->momentum, "SGD momentum, in [0, 1)")
+      ->check(at_least(0))->capture_default_str();
+  sub->add_option("--weight-decay", o->weight_decay, "L2 weight decay")
+      ->check(at_least(0))->capture_default_str();
+  sub->add_option("--lr-decay", o->lr_decay, "learning rate factor per epoch")
+      ->check(above(0))->capture_default_str();
   sub->add_option("--seed", o->seed, "seed of weights and shuffling")->capture_default_str();
-  sub->add_option("--threads", o->threads, "CPU threads (0 = all cores)")->capture_default_str();
+  sub->add_option("--threads", o->threads, "CPU threads (0 = all cores)")
+      ->check(at_least(0))->capture_default_str();
   sub->add_option("--save", o->save, "write the trained model to this file");
-  sub->add_option("--log", o->log, "write per-epoch CSV to this file");
-  sub->add_option("--plot", o->plot, "write training curves (SVG) to this file");
+  sub->add_option("--log", o->log,
+                  "write the training log here (CSV: a row per epoch, and per --log-every steps)");
+  sub->add_option("--log-every", o->log_every,
+                  "also log a row every N steps (loss, accuracy and speed over those steps)")
+      ->check(at_least(1));
+  sub->add_option("--plot", o->plot, "write the training curves (SVG) to this file");
+  sub->add_option("--progress-every", o->progress_every,
+                  "a progress line every N steps (default: redrawn 4x a second on a terminal, "
+                  "a line every 10 s otherwise)")->check(at_least(1));
+  sub->add_flag("--quiet,-q", o->quiet, "print only the epoch lines and the final line");
   sub->add_flag("--no-graphs", o->no_graphs, "do not replay the step as a CUDA graph");
   sub->add_option("--gpus", o->gpus, "data-parallel replicas, one per GPU (device 0..N-1)")
-      ->capture_default_str();
-  sub->add_option("--collective", o->collective, "all-reduce for --gpus > 1: nccl (cuda default) or host");
+      ->check(at_least(1))->capture_default_str();
+  sub->add_option("--collective", o->collective,
+                  "all-reduce across replicas (default: nccl on cuda, else host)")
+      ->check(one_of({"nccl", "host"}, "collective"));
   return {sub, [o] { return run_train(*o); }};
 }
 

@@ -1,0 +1,46 @@
+// The replica machinery: building one device's training state, the update, and the gradient
+// all-reduce that makes several replicas train like one device with the whole batch.
+#include "train/replica.hpp"
+
+#include "core/check.hpp"
+
+namespace pcnn {
+
+BatchLayout layout_for(const Model& m, int batch, const Dataset& d) {
+  const FeatureShape in = m.input_shape();
+  PCNN_CHECK(in.c == 1, "model '" << m.spec().name << "' wants " << in.c
+                                  << " input channels; the image data sets have 1");
+  PCNN_CHECK(in.h >= d.height && in.w >= d.width,
+             "model '" << m.spec().name << "' takes " << in.h << "x" << in.w
+                       << " inputs, the data set has " << d.height << "x" << d.width
+                       << " images");
+  return {batch, in.h, in.w};
+}
+
+Trainer::Replica::Replica(Backend& b, Model& m, const Dataset& train, const Normalization& norm,
+                          const TrainConfig& cfg, int shard_batch, int rank,
+                          bool separate_update_counter)
+    : be(b), model(m), data(b, train, norm.mean, norm.inv_std), optimizer(b, m, cfg.optimizer),
+      layout(layout_for(m, shard_batch, train)),
+      x(b, size_t(shard_batch) * m.input_shape().size()), metrics(b, kMetricCount),
+      labels(b, size_t(shard_batch)), data_counter(b, 1) {
+  data_counter.upload({rank});
+  if (separate_update_counter) {  // the update runs after the all-reduce, off the data counter
+    update_counter = DeviceArray<int32_t>(b, 1);
+    update_counter.upload({0});
+  }
+}
+
+void Trainer::update(Replica& r) {
+  r.optimizer.step(r.step_for_update());
+  if (r.update_counter.get()) r.be.increment(r.update_counter.get());
+}
+
+void Trainer::allreduce_and_update() {
+  std::vector<float*> grads;
+  for (auto& r : replicas_) grads.push_back(r->model.grads());
+  collective_->allreduce_mean(grads, replicas_[0]->model.param_count());
+  for (auto& r : replicas_) update(*r);
+}
+
+}  // namespace pcnn

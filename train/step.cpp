@@ -1,0 +1,49 @@
+// One training step, all of it on one screen: per replica gather -> forward -> loss ->
+// backward -> update -> counter, captured as a graph where the backend can. The replica
+// machinery (train/replica.cpp) and the epoch loop (train/trainer.cpp) live elsewhere.
+#include "train/replica.hpp"
+
+namespace pcnn {
+
+// The work of one device for one step. Every call is a device launch and none waits on the
+// host, so a backend can capture the whole sequence as one graph.
+void Trainer::run_local_step(Replica& r, bool with_update) {
+  const int N = r.layout.batch, R = replicas();
+  // gather: this replica's shard of the next batch of the epoch's shuffled order, normalised
+  r.be.gather_train_batch(r.data.view(), r.data_counter.get(), steps_per_epoch_ * R, cfg_.seed,
+                          r.layout, r.x.get(), r.labels.get());
+  r.model.forward(N, r.x.get());
+  // loss: softmax cross-entropy and its gradient; adds loss and correct count to r.metrics
+  r.model.loss().forward_backward(r.be, N, r.model.logits(), r.labels.get(), r.model.dlogits(),
+                                  r.metrics.get());
+  r.model.backward(N);
+  if (with_update) update(r);  // before the counter moves: Adam's t is read from it when R == 1
+  for (int k = 0; k < R; ++k) r.be.increment(r.data_counter.get());
+}
+
+void Trainer::step() {
+  // With one replica the graph holds the whole step; with several it stops before the
+  // all-reduce, and the update runs after it.
+  const bool single = replicas_.size() == 1 && !collective_;
+  for (auto& rp : replicas_) {
+    Replica& r = *rp;
+    if (r.graph_ready) {
+      r.be.graph_launch();  // every step after the second: replay
+      continue;
+    }
+    // The first step runs eagerly (backends allocate their scratch then); the second is the
+    // one captured.
+    const bool capture = cfg_.graphs && r.be.supports_graphs() && steps_done_ >= 1;
+    if (capture) r.be.graph_begin_capture();
+    run_local_step(r, single);
+    if (capture) {
+      r.be.graph_end_capture();
+      r.graph_ready = true;
+      r.be.graph_launch();
+    }
+  }
+  if (!single) allreduce_and_update();
+  ++steps_done_;
+}
+
+}  // namespace pcnn
