@@ -2,7 +2,7 @@
 // and the data-parallel part of a step: the gradient all-reduce and the update after it.
 #pragma once
 
-#include "core/device_array.hpp"
+#include "backends/device_array.hpp"
 #include "train/trainer.hpp"
 
 namespace pcnn {

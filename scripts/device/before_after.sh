@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine, from the repository root, after the build phase of full_run.sh: the
+# same-run before/after bench of a change that must not change speed. Builds the earlier tree
+# (a `git archive` tarball, carried) beside this one with the same options, then benches both
+# binaries on this machine: every backend once each, then the GPU backends again in the order
+# before, after, before, after, so that drift between runs shows. Logs and bench files in $OUT.
+# Usage: scripts/device/before_after.sh BEFORE_TAR [AFTER_BUILD]
+set -uo pipefail
+tarball=$(realpath "$1") after=${2:-build-gpu} out=${OUT:-/tmp/pcnn-out}
+src=$PWD data=$PWD/.deps/device/fashion-mnist
+mkdir -p "$out"
+rm -rf /tmp/before && mkdir -p /tmp/before && tar -C /tmp/before -xf "$tarball"
+ln -s "$src/.deps" /tmp/before/.deps
+args=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DPCNN_EXTRA_INCLUDE_DIR="$src/.deps/device/include")
+[ -d .deps/kokkos-cuda ] && args+=(-DPCNN_KOKKOS_FLAVOR=cuda)
+(cd /tmp/before && cmake -S . -B build-gpu "${args[@]}" > "$out/before_build.log" 2>&1 &&
+  cmake --build build-gpu -j "$(nproc)" -t pcnn_cli >> "$out/before_build.log" 2>&1) ||
+  { echo "before_after: the earlier tree did not build"; tail -20 "$out/before_build.log"; exit 1; }
+before=/tmp/before/build-gpu/pcnn
+all=serial,openmp,cudnn,cuda
+grep -q "^kokkos " <("$after/pcnn" backends) && all=serial,openmp,kokkos,cudnn,cuda
+bench() {  # bench NAME BINARY BACKENDS
+  "$2" bench --models lenet5,simard2003 --batch-sizes 64,256,1024 --backends "$3" \
+    --budget "${BENCH_BUDGET:-1}" --out "$out/bench_$1" > "$out/bench_$1.log" 2>&1
+  echo "bench $1: exit $?"
+}
+bench before_all "$before" "$all"
+bench after_all "$after/pcnn" "$all"
+for round in 1 2; do
+  bench before_gpu$round "$before" cudnn,cuda
+  bench after_gpu$round "$after/pcnn" cudnn,cuda
+done
