@@ -1,4 +1,4 @@
-// pcnn backends: what is compiled in, and whether each one can run here (and on what).
+// pcnn backends: what is compiled in, whether each one can run here (and on what), its traits.
 #include <cstdio>
 
 #include "apps/pcnn/commands.hpp"
@@ -26,14 +26,11 @@ Command add_backends_command(CLI::App& app) {
               }
               std::printf("%-8s %-7s %-58s %s\n", e.name.c_str(), usable.c_str(),
                           e.summary.c_str(), where.c_str());
+              std::printf("%-16s %s\n", "", describe_traits(e).c_str());
             }
-            std::string missing;
-            for (const auto& n : known_backend_names()) {
-              bool in = false;
-              for (const auto& e : compiled_backends()) in |= e.name == n;
-              if (!in) missing += (missing.empty() ? "" : ", ") + n;
-            }
-            if (!missing.empty()) std::printf("not compiled in: %s\n", missing.c_str());
+            for (const auto& e : known_backends())
+              if (!e.create)
+                std::printf("not compiled in: %s (%s)\n", e.name.c_str(), e.not_built_why.c_str());
             return 0;
           }};
 }
