@@ -1,13 +1,10 @@
-// The host collective, and the choice between it and a backend's own (NCCL).
+// The host collective, and the choice between it and a backend's own (its registry entry's).
 #include "backends/collective.hpp"
 
+#include "backends/registry.hpp"
 #include "core/check.hpp"
 
 namespace pcnn {
-
-#ifdef PCNN_HAVE_NCCL
-std::unique_ptr<Collective> create_nccl_collective(const std::vector<Backend*>& replicas);
-#endif
 
 namespace {
 class HostCollective : public Collective {
@@ -47,13 +44,11 @@ std::unique_ptr<Collective> make_collective(const std::string& name,
                                             const std::vector<Backend*>& replicas,
                                             const std::string& prefer) {
   PCNN_CHECK(!replicas.empty(), "a collective needs at least one replica");
-#ifdef PCNN_HAVE_NCCL
-  if (name == "cuda" && prefer != "host") return create_nccl_collective(replicas);
-#endif
-  PCNN_CHECK(prefer.empty() || prefer == "host" || prefer == "nccl",
-             "unknown collective '" << prefer << "' (nccl, host)");
-  PCNN_CHECK(prefer != "nccl", "NCCL all-reduce is only built for the cuda backend (with NCCL)");
-  (void)name;
+  const BackendEntry& e = backend_entry(name);
+  PCNN_CHECK(prefer.empty() || prefer == "host" || prefer == e.collective,
+             "backend '" << name << "' has no collective '" << prefer << "' in this build (it has: "
+                         << (e.collective == "host" ? "host" : e.collective + ", host") << ")");
+  if (e.create_collective && prefer != "host") return e.create_collective(replicas);
   return make_host_collective(replicas);
 }
 

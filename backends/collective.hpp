@@ -24,8 +24,9 @@ class Collective {
 // Sums in replica order in host memory and copies the mean back: slow, portable, deterministic.
 std::unique_ptr<Collective> make_host_collective(const std::vector<Backend*>& replicas);
 
-// The best collective for these replicas of backend `name` ("nccl" for cuda where built with
-// NCCL, else the host one). `prefer` = "host" forces the host collective.
+// The best collective for these replicas of backend `name`: its registry entry's own ("nccl" for
+// cuda where built with NCCL), else the host one. `prefer` = "host" forces the host collective;
+// any other non-empty `prefer` must name the backend's own.
 std::unique_ptr<Collective> make_collective(const std::string& name,
                                             const std::vector<Backend*>& replicas,
                                             const std::string& prefer = "");

@@ -27,13 +27,11 @@ bool compiled_in(const std::string& name) {
   return false;
 }
 
-// Serial first (it is the baseline and the slowest), then the registry's order.
+// The reference first (it is the baseline and the slowest), then the registry's order.
 std::vector<std::string> default_backends() {
-  std::vector<std::string> out;
+  std::vector<std::string> out = {reference_backend().name};
   for (const auto& e : compiled_backends())
-    if (e.name == "serial") out.push_back(e.name);
-  for (const auto& e : compiled_backends())
-    if (e.name != "serial") out.push_back(e.name);
+    if (e.name != out.front()) out.push_back(e.name);
   return out;
 }
 
@@ -134,12 +132,19 @@ void validate(const BenchOptions& o, const std::vector<std::string>& backends) {
 }
 }  // namespace
 
+bool has_thread_count(const ModelRun& r) {
+  const BackendEntry* e = find_backend(r.backend);
+  return r.host_memory && !(e && e->sequential);
+}
+
 std::string run_label(const ModelRun& r) {
-  if (!r.host_memory || r.backend == "serial") return r.backend;
+  if (!has_thread_count(r)) return r.backend;
   return r.backend + ", " + std::to_string(r.threads) + (r.threads == 1 ? " thread" : " threads");
 }
 
-bool needs_process_per_thread_count(const std::string& backend) { return backend == "kokkos"; }
+bool needs_process_per_thread_count(const std::string& backend) {
+  return backend_entry(backend).one_setting_per_process;
+}
 
 BenchReport run_bench(const BenchOptions& opts, const Progress& progress) {
   BenchOptions o = opts;
@@ -162,14 +167,15 @@ BenchReport run_bench(const BenchOptions& opts, const Progress& progress) {
     progress("skipped: " + backend + ": " + r.skipped.back().reason);
   };
   auto planned = [&](const std::string& backend) {  // configurations asked of one backend
-    return int(specs.size() * o.batches.size()) * (backend == "serial" ? 1 : int(o.threads.size()));
+    return int(specs.size() * o.batches.size()) * (backend_entry(backend).sequential ? 1 : int(o.threads.size()));
   };
   Countdown count;
   for (const std::string& name : o.backends) count.total += planned(name);
   count.resume_from_parent();
   for (const std::string& name : o.backends) {
     const size_t runs_before = r.runs.size();
-    const bool children = !o.exe.empty() && name != "serial" &&
+    const bool sequential = backend_entry(name).sequential;
+    const bool children = !o.exe.empty() && !sequential &&
                           (o.isolate || (needs_process_per_thread_count(name) && o.threads.size() > 1));
     if (children) {
       for (int t : o.threads) {
@@ -186,8 +192,8 @@ BenchReport run_bench(const BenchOptions& opts, const Progress& progress) {
       count.total -= planned(name) - int(r.runs.size() - runs_before);
       continue;
     }
-    // serial has one thread whatever is asked; GPU backends ignore the thread count.
-    const std::vector<int> counts = name == "serial" ? std::vector<int>{1} : o.threads;
+    // A sequential backend has one thread whatever is asked; GPU backends ignore the count.
+    const std::vector<int> counts = sequential ? std::vector<int>{1} : o.threads;
     for (int t : counts) {
       BackendOptions bo;
       bo.threads = t;
@@ -218,7 +224,7 @@ void compute_speedups(BenchReport& r) {
     if (first) break;
   }
   for (const ModelRun& run : r.runs)
-    if (run.backend == "serial") { first = &run; break; }
+    if (run.backend == reference_backend().name) { first = &run; break; }
   if (!first) return;
   r.baseline = run_label(*first);
   for (ModelRun& run : r.runs) {

@@ -48,12 +48,15 @@ using Progress = std::function<void(const std::string&)>;
 // a compiled-in backend that cannot run here becomes a Skipped entry (and a progress line).
 BenchReport run_bench(const BenchOptions& o, const Progress& progress);
 
-// Fills baseline and every run's speedup: over serial if it ran, else the first backend listed
-// (at its first thread count), at the same model and batch size.
+// Fills baseline and every run's speedup: over the reference backend (serial) if it ran, else the
+// first backend listed (at its first thread count), at the same model and batch size.
 void compute_speedups(BenchReport& r);
 
 // "openmp, 2 threads", "serial", "cuda": how a run is labelled in tables and legends.
 std::string run_label(const ModelRun& r);
+
+// Whether the run's thread count says something: a CPU backend that is not sequential.
+bool has_thread_count(const ModelRun& r);
 
 // Backends that cannot be initialised twice in one process with different settings (Kokkos 3.4),
 // so a thread-count sweep runs each count in a child process.

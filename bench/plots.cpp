@@ -93,7 +93,7 @@ std::string layers_plot(const std::string& dir, const std::string& model, int ba
 std::string scaling_plot(const std::string& dir, const BenchReport& r, const std::string& model) {
   std::map<std::string, std::vector<const ModelRun*>> by_backend;  // CPU backends with threads
   for (const ModelRun* run : runs_of(r, model))
-    if (run->host_memory && run->backend != "serial") by_backend[run->backend].push_back(run);
+    if (has_thread_count(*run)) by_backend[run->backend].push_back(run);
   LineChart speed, rate;
   speed.title = model + ": strong scaling (speedup over fewest threads)";
   rate.title = model + ": throughput against threads";

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "backends/registry.hpp"
 #include "core/check.hpp"
 
 namespace pcnn::bench {
@@ -193,8 +194,6 @@ void write_file(const std::string& path, const std::string& text) {
 }  // namespace
 
 std::vector<HeadToHead> head_to_head(const BenchReport& r) {
-  static const std::pair<const char*, const char*> kPairs[] = {
-      {"cuda", "cudnn"}, {"cuda", "kokkos"}, {"kokkos", "openmp"}, {"openmp", "serial"}};
   // The fastest run of a backend at one model and batch size (nullptr if it did not run).
   auto best = [&](const std::string& backend, const std::string& model, int batch) {
     const ModelRun* b = nullptr;
@@ -209,14 +208,15 @@ std::vector<HeadToHead> head_to_head(const BenchReport& r) {
     if (std::find(cases.begin(), cases.end(), std::make_pair(run.model, run.batch)) == cases.end())
       cases.emplace_back(run.model, run.batch);
   std::vector<HeadToHead> out;
-  for (const auto& [a, b] : kPairs)
-    for (const auto& [model, batch] : cases) {
-      const ModelRun* x = best(a, model, batch);
-      const ModelRun* y = best(b, model, batch);
-      if (!x || !y) continue;
-      out.push_back({a, b, model, batch, batch / x->step.median, batch / y->step.median,
-                     y->step.median / x->step.median});
-    }
+  for (const BackendEntry& a : known_backends())  // the pairs the registry entries name
+    for (const std::string& b : a.compared_with)
+      for (const auto& [model, batch] : cases) {
+        const ModelRun* x = best(a.name, model, batch);
+        const ModelRun* y = best(b, model, batch);
+        if (!x || !y) continue;
+        out.push_back({a.name, b, model, batch, batch / x->step.median, batch / y->step.median,
+                       y->step.median / x->step.median});
+      }
   return out;
 }
 

@@ -23,8 +23,9 @@ struct HeadToHead {
   int batch = 0;
   double images_per_s = 0, versus_images_per_s = 0, ratio = 0;
 };
-// The pairs people ask about, where both ran: cuda vs cudnn (hand-tuned vs vendor library),
-// cuda vs kokkos (the portability cost on a GPU), kokkos vs openmp (on a CPU), openmp vs serial.
+// The pairs people ask about, where both ran: each backend against those its registry entry is
+// compared with (cuda vs cudnn: hand-tuned vs vendor library; cuda vs kokkos: the portability
+// cost on a GPU; openmp vs serial; kokkos vs openmp: the same on a CPU), in registry order.
 std::vector<HeadToHead> head_to_head(const BenchReport& r);
 
 // The summary table, the head-to-head ratios, then one per-layer table per model and batch that

@@ -1,4 +1,4 @@
-// pcnn backends: what is compiled in, and whether each one can run here (and on what).
+// pcnn backends: what is compiled in, whether each one can run here (and on what), its traits.
 #include <algorithm>
 #include <cstdio>
 
@@ -38,13 +38,12 @@ int list_backends(int threads) {
     }
   }
   print_table(rows);
-  std::string missing;
-  for (const auto& n : known_backend_names()) {
-    bool in = false;
-    for (const auto& e : compiled_backends()) in |= e.name == n;
-    if (!in) missing += (missing.empty() ? "" : ", ") + n;
-  }
-  if (!missing.empty()) std::printf("not compiled in: %s\n", missing.c_str());
+  std::printf("\n");
+  std::vector<Row> traits = {{"backend", "traits"}};
+  for (const auto& e : compiled_backends()) traits.push_back({e.name, describe_traits(e)});
+  print_table(traits);
+  for (const auto& e : known_backends())
+    if (!e.create) std::printf("not compiled in: %s (%s)\n", e.name.c_str(), e.not_built_why.c_str());
   return kExitSuccess;
 }
 }  // namespace

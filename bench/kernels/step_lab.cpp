@@ -1,5 +1,5 @@
 // Kernel lab, whole step: training images per second of LeNet-5 and Simard-2003 on the GPU
-// backends compiled in (cuda, cudnn), batch 64 and 1024, through the real Model and Trainer
+// backends compiled in (registry kind gpu), batch 64 and 1024, through the real Model and Trainer
 // (gather, forward, loss, backward, update, counter++), the step replayed as a CUDA graph
 // (and once without, to show what the graph saves). Synthetic uint8 images, so no data files.
 // Usage: pcnn_step_lab [BACKEND]  (the sweep)  |  pcnn_step_lab BACKEND MODEL BATCH STEPS
@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
     if (argc == 5) return profile_one(argv[1], argv[2], std::stoi(argv[3]), std::stoi(argv[4]));
     std::vector<std::string> backends;
     for (const auto& e : compiled_backends())
-      if ((e.name == "cuda" || e.name == "cudnn") && unusable_reason(e.name).empty())
+      if (e.kind == BackendKind::Gpu && unusable_reason(e.name).empty())
         backends.push_back(e.name);
     if (argc > 1) backends = {argv[1]};
     PCNN_CHECK(!backends.empty(), "step_lab: no usable GPU backend");

@@ -1,0 +1,15 @@
+// The cudnn backend's registry entry: the vendor libraries, the yardstick the cuda backend's
+// hand-written kernels are measured against.
+#include "backends/registry.hpp"
+
+namespace pcnn {
+
+BackendTraits cudnn_backend_traits() {
+  BackendTraits t;
+  t.summary = "vendor libraries: cuDNN convolutions, cuBLAS GEMM";
+  t.kind = BackendKind::Gpu;
+  t.reference = "serial";
+  return t;
+}
+
+}  // namespace pcnn
