@@ -1,11 +1,14 @@
-// Elementwise kernels of the cuda backend: fill, bias add, bias gradient, activations. The
-// activation math is core/activation_math.hpp, the same function every backend evaluates.
-#include "backends/cuda/activation.cuh"
+// Elementwise ops of the cuda backend (cudnn inherits them): fill, bias add, bias gradient,
+// activations. The activation is evaluated at run time from core/activation_math.hpp (the same
+// table every backend reads), so a new activation needs no edit here.
 #include "backends/cuda/common.cuh"
+#include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_check.hpp"
 #include "core/activation_math.hpp"
 
-namespace pcnn::cuda {
+namespace pcnn {
+
+namespace cuda {
 
 namespace {
 
@@ -66,46 +69,55 @@ constexpr int kThreads = 256;
 
 }  // namespace
 
-void fill(CudaContext& ctx, float* dst, float value, size_t n) {
+}  // namespace cuda
+
+void CudaBackend::fill(float* dst, float value, size_t n) {
+  ctx_.bind();
   if (n == 0) return;
-  if (aligned16(dst)) {
-    fill_kernel_vec4<<<grid_for(n / 4 + 1, kThreads, ctx.sm_count()), kThreads, 0,
-                       ctx.stream()>>>(dst, value, n);
+  if (cuda::aligned16(dst)) {
+    cuda::fill_kernel_vec4<<<cuda::grid_for(n / 4 + 1, cuda::kThreads, ctx_.sm_count()),
+                             cuda::kThreads, 0, ctx_.stream()>>>(dst, value, n);
     PCNN_CUDA_CHECK_LAUNCH("fill_kernel_vec4");
   } else {
-    fill_kernel_scalar<<<grid_for(n, kThreads, ctx.sm_count()), kThreads, 0, ctx.stream()>>>(
-        dst, value, n);
+    cuda::fill_kernel_scalar<<<cuda::grid_for(n, cuda::kThreads, ctx_.sm_count()),
+                               cuda::kThreads, 0, ctx_.stream()>>>(dst, value, n);
     PCNN_CUDA_CHECK_LAUNCH("fill_kernel_scalar");
   }
 }
 
-void bias_add(CudaContext& ctx, int N, int C, int HW, const float* b, float* y) {
+void CudaBackend::bias_add(int N, int C, int HW, const float* b, float* y) {
+  ctx_.bind();
   const size_t total = size_t(N) * C * HW;
   if (total == 0) return;
-  bias_add_kernel_plain<<<grid_for(total, kThreads, ctx.sm_count()), kThreads, 0,
-                          ctx.stream()>>>(total, C, HW, b, y);
+  cuda::bias_add_kernel_plain<<<cuda::grid_for(total, cuda::kThreads, ctx_.sm_count()),
+                                cuda::kThreads, 0, ctx_.stream()>>>(total, C, HW, b, y);
   PCNN_CUDA_CHECK_LAUNCH("bias_add_kernel_plain");
 }
 
-void bias_backward(CudaContext& ctx, int N, int C, int HW, const float* dy, float* db) {
+// One block per channel, so the sum order is fixed.
+void CudaBackend::bias_backward(int N, int C, int HW, const float* dy, float* db) {
+  ctx_.bind();
   if (C == 0) return;
-  bias_backward_kernel_block<<<C, kThreads, 0, ctx.stream()>>>(N, C, HW, dy, db);
+  cuda::bias_backward_kernel_block<<<C, cuda::kThreads, 0, ctx_.stream()>>>(N, C, HW, dy, db);
   PCNN_CUDA_CHECK_LAUNCH("bias_backward_kernel_block");
 }
 
-void activation_forward(CudaContext& ctx, Activation act, size_t n, const float* x, float* y) {
+void CudaBackend::activation_forward(Activation act, size_t n, const float* x, float* y) {
+  ctx_.bind();
   if (n == 0) return;
-  activation_forward_kernel_plain<<<grid_for(n, kThreads, ctx.sm_count()), kThreads, 0,
-                                    ctx.stream()>>>(act, n, x, y);
+  cuda::activation_forward_kernel_plain<<<cuda::grid_for(n, cuda::kThreads, ctx_.sm_count()),
+                                          cuda::kThreads, 0, ctx_.stream()>>>(act, n, x, y);
   PCNN_CUDA_CHECK_LAUNCH("activation_forward_kernel_plain");
 }
 
-void activation_backward(CudaContext& ctx, Activation act, size_t n, const float* y,
-                         const float* dy, float* dx) {
+void CudaBackend::activation_backward(Activation act, size_t n, const float* y, const float* dy,
+                                      float* dx) {
+  ctx_.bind();
   if (n == 0) return;
-  activation_backward_kernel_plain<<<grid_for(n, kThreads, ctx.sm_count()), kThreads, 0,
-                                     ctx.stream()>>>(act, n, y, dy, dx);
+  cuda::activation_backward_kernel_plain<<<cuda::grid_for(n, cuda::kThreads, ctx_.sm_count()),
+                                           cuda::kThreads, 0, ctx_.stream()>>>(act, n, y, dy,
+                                                                               dx);
   PCNN_CUDA_CHECK_LAUNCH("activation_backward_kernel_plain");
 }
 
-}  // namespace pcnn::cuda
+}  // namespace pcnn

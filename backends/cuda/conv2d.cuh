@@ -1,9 +1,11 @@
-// Host entry points of the convolution kernels, with the knobs the kernel lab turns. Every
-// launcher takes a plan whose zero fields mean "let the heuristic choose"; the backend always
-// passes the default plan.
+// Launchers of the convolution kernels, with the knobs the kernel lab turns. Every launcher
+// takes a plan whose zero fields mean "let the heuristic choose"; the backend's convolution ops
+// (conv2d_forward.cu, conv2d_backward.cu) always pass the default plan. The launchers take the
+// backend, not only its context: where a shape cannot be fused they fall back on its standalone
+// pooling, activation and fill ops.
 #pragma once
 
-#include "backends/backend.hpp"
+#include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_context.hpp"
 #include "core/shapes.hpp"
 
@@ -35,7 +37,7 @@ struct ConvBackwardPlan {
 
 // x (N,C,H,W), w (K,C,R,S), b (K) or nullptr -> act_out (N,K,P,Q) = act(conv + b) and
 // y = pool(act_out) (y may equal act_out when epi.pool == None)
-void conv2d_fused_forward(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
+void conv2d_fused_forward(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi,
                           const float* x, const float* w, const float* b, float* act_out,
                           float* y, const ConvForwardPlan& plan = {});
 
@@ -43,7 +45,7 @@ void conv2d_fused_forward(CudaContext& ctx, const Conv2dShape& s, const ConvEpil
 // each may be nullptr) and dx (N,C,H,W) (overwritten; skipped if nullptr). act_out may be
 // nullptr when epi is {None, None}. dact_scratch (N*K*P*Q floats or nullptr) is used only
 // when the pooling cannot be folded in (overlapping windows).
-void conv2d_fused_backward(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
+void conv2d_fused_backward(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi,
                            const float* x, const float* w, const float* act_out,
                            const float* dy, float* dact_scratch, float* dx, float* dw, float* db,
                            const ConvBackwardPlan& plan = {});

@@ -1,17 +1,18 @@
-// Convolution backward kernels. The Tiled variant does the whole layer in one launch: weight-
-// gradient blocks (a chunk of images x a tile of filters, reduced in registers, then summed
-// over chunks by the tile's last block in a fixed order: deterministic, no float atomics) and
-// data-gradient blocks (one image x a tile of channels, each thread owning its dx outputs and
-// gathering over filters: contiguous writes, no scatter). Every block computes the d(act_out)
-// it needs from dy and act_out while staging it into shared memory.
-#include "backends/cuda/activation.cuh"
+// Convolution backward of the cuda backend: the kernels, the plan-taking launcher, and the ops
+// conv2d_backward_data, conv2d_backward_weights and conv2d_fused_backward. The Tiled variant does
+// the whole layer in one launch: weight-gradient blocks (a chunk of images x a tile of filters,
+// reduced in registers, then summed over chunks by the tile's last block in a fixed order:
+// deterministic, no float atomics) and data-gradient blocks (one image x a tile of channels, each
+// thread owning its dx outputs and gathering over filters: contiguous writes, no scatter). Every
+// block computes the d(act_out) it needs from dy and act_out while staging it into shared memory.
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/conv2d.cuh"
 #include "backends/cuda/conv2d_common.cuh"
 #include "backends/cuda/cuda_check.hpp"
-#include "backends/cuda/pool2d.cuh"
 
-namespace pcnn::cuda {
+namespace pcnn {
+
+namespace cuda {
 
 namespace {
 
@@ -525,25 +526,23 @@ bool conv2d_backward_supported(CudaContext& ctx, const Conv2dShape& s, const Con
   return dact_foldable(epi) && plan_fused(ctx, s, true, want_dx, plan).ok;
 }
 
-void conv2d_fused_backward(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
+void conv2d_fused_backward(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi,
                            const float* x, const float* w, const float* act_out,
                            const float* dy, float* dact_scratch, float* dx, float* dw, float* db,
                            const ConvBackwardPlan& plan) {
   const bool want_dw = dw || db;
   if (s.N == 0) {  // empty sums
-    if (dw) fill(ctx, dw, 0.f, s.w_size());
-    if (db) fill(ctx, db, 0.f, size_t(s.K));
+    if (dw) be.fill(dw, 0.f, s.w_size());
+    if (db) be.fill(db, 0.f, size_t(s.K));
     return;
   }
+  CudaContext& ctx = be.context();
   DactSource d{dy, act_out, epi.act, epi.pool, epi.pool_window};
   if (!dact_foldable(epi)) {
     // Overlapping windows: materialise d(act_out) first (pool backward, then the activation).
     float* tmp = dact_scratch ? dact_scratch : ctx.scratch(s.y_size());
-    Pool2dShape ps;
-    ps.N = s.N; ps.C = s.K; ps.H = s.P(); ps.W = s.Q();
-    ps.window = epi.pool_window; ps.stride = epi.pool_stride;
-    pool2d_backward(ctx, epi.pool, ps, act_out, dy, tmp);
-    if (epi.act != Activation::None) activation_backward(ctx, epi.act, s.y_size(), act_out, tmp, tmp);
+    be.pool2d_backward(epi.pool, pooled_shape(s, epi), act_out, dy, tmp);
+    if (epi.act != Activation::None) be.activation_backward(epi.act, s.y_size(), act_out, tmp, tmp);
     d = DactSource{tmp, nullptr, Activation::None, PoolKind::None, 1};
     if (!dact_scratch) {
       // The fused path would reuse the same scratch for its chunk sums: stay direct.
@@ -563,4 +562,29 @@ void conv2d_fused_backward(CudaContext& ctx, const Conv2dShape& s, const ConvEpi
   run_direct(ctx, s, d, x, w, dx, dw, db);
 }
 
-}  // namespace pcnn::cuda
+}  // namespace cuda
+
+void CudaBackend::conv2d_backward_data(const Conv2dShape& s, const float* dy, const float* w,
+                                       float* dx) {
+  ctx_.bind();
+  cuda::conv2d_fused_backward(*this, s, ConvEpilogue{}, nullptr, w, nullptr, dy, nullptr, dx,
+                              nullptr, nullptr, cuda::ConvBackwardPlan{});
+}
+
+void CudaBackend::conv2d_backward_weights(const Conv2dShape& s, const float* x, const float* dy,
+                                          float* dw, float* db) {
+  ctx_.bind();
+  cuda::conv2d_fused_backward(*this, s, ConvEpilogue{}, x, nullptr, nullptr, dy, nullptr,
+                              nullptr, dw, db, cuda::ConvBackwardPlan{});
+}
+
+void CudaBackend::conv2d_fused_backward(const Conv2dShape& s, const ConvEpilogue& epi,
+                                        const float* x, const float* w, const float* act_out,
+                                        const float* dy, float* scratch, float* dx, float* dw,
+                                        float* db) {
+  ctx_.bind();
+  cuda::conv2d_fused_backward(*this, s, epi, x, w, act_out, dy, scratch, dx, dw, db,
+                              cuda::ConvBackwardPlan{});
+}
+
+}  // namespace pcnn

@@ -1,13 +1,15 @@
-// Convolution forward kernels, each with bias, activation and (when the windows tile the
-// output exactly) pooling fused into its epilogue: one launch writes act_out, kept for
-// backward, and the pooled y.
+// Convolution forward of the cuda backend: kernels each with bias, activation and (when the
+// windows tile the output exactly) pooling fused into the epilogue, so one launch writes act_out,
+// kept for backward, and the pooled y; the plan-taking launcher; and the ops conv2d_forward and
+// conv2d_fused_forward. The activation is evaluated at run time (core/activation_math.hpp).
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/conv2d.cuh"
 #include "backends/cuda/cuda_check.hpp"
-#include "backends/cuda/pool2d.cuh"
 #include "core/activation_math.hpp"
 
-namespace pcnn::cuda {
+namespace pcnn {
+
+namespace cuda {
 
 namespace {
 
@@ -88,6 +90,17 @@ __global__ void conv2d_forward_kernel_direct(Conv2dShape s, const float* x, cons
   }
 }
 
+// One thread's KPT x PW x PW accumulators (its filters' conv outputs) start at their biases.
+template <int KPT, int PW>
+__device__ __forceinline__ void init_with_bias(float (&acc)[KPT][PW][PW], const float* bias) {
+#pragma unroll
+  for (int kk = 0; kk < KPT; ++kk)
+#pragma unroll
+    for (int i = 0; i < PW; ++i)
+#pragma unroll
+      for (int j = 0; j < PW; ++j) acc[kk][i][j] = bias[kk];
+}
+
 // Shared-memory layout of the Tiled kernel: the whole zero-padded image, then the filters.
 struct TiledLayout {
   int Hp, Wp, x_floats, w_floats, total;
@@ -142,12 +155,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
   for (int item = threadIdx.x; item < npos * groups; item += blockDim.x) {
     const int pos = item % npos, g = item / npos, pp = pos / Q2, pq = pos % Q2;
     float acc[KPT][PW][PW];
-#pragma unroll
-    for (int kk = 0; kk < KPT; ++kk)
-#pragma unroll
-      for (int i = 0; i < PW; ++i)
-#pragma unroll
-        for (int j = 0; j < PW; ++j) acc[kk][i][j] = bs[g * KPT + kk];
+    init_with_bias<KPT, PW>(acc, bs + g * KPT);
     const float* wg = ws + g * KPT * crs;
     for (int c = 0; c < s.C; ++c) {
       const float* xc = xs + (c * L.Hp + pp * PW * st) * L.Wp + pq * PW * st;
@@ -238,12 +246,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
     for (int item = threadIdx.x; item < Q2 * groups; item += blockDim.x) {
       const int pq = item % Q2, g = item / Q2;
       float acc[KPT][PW][PW];
-#pragma unroll
-      for (int kk = 0; kk < KPT; ++kk)
-#pragma unroll
-        for (int i = 0; i < PW; ++i)
-#pragma unroll
-          for (int j = 0; j < PW; ++j) acc[kk][i][j] = bs[g * KPT + kk];
+      init_with_bias<KPT, PW>(acc, bs + g * KPT);
       const float* wg = ws + g * KPT * crs;
       for (int c = 0; c < s.C; ++c) {
         const float* xc = ring + c * L.RB * L.Wp + pq * PW * st;
@@ -385,10 +388,11 @@ bool conv2d_forward_supported(CudaContext& ctx, const Conv2dShape& s, const Conv
   return fits(resolve(ctx, s, epi, plan));
 }
 
-void conv2d_fused_forward(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
+void conv2d_fused_forward(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi,
                           const float* x, const float* w, const float* b, float* act_out,
                           float* y, const ConvForwardPlan& plan) {
   if (s.y_size() == 0) return;
+  CudaContext& ctx = be.context();
   const Choice ch = resolve(ctx, s, epi, plan);
   PCNN_CHECK(fits(ch), "cuda conv2d forward: the requested variant does not fit this shape");
   const bool pooled_inside = epi.pool != PoolKind::None && ch.pw == 2;
@@ -408,12 +412,23 @@ void conv2d_fused_forward(CudaContext& ctx, const Conv2dShape& s, const ConvEpil
   } else {
     launch_pw<1>(ctx, ch, s, x, w, o);
   }
-  if (epi.pool != PoolKind::None && !pooled_inside) {
-    Pool2dShape ps;
-    ps.N = s.N; ps.C = s.K; ps.H = s.P(); ps.W = s.Q();
-    ps.window = epi.pool_window; ps.stride = epi.pool_stride;
-    pool2d_forward(ctx, epi.pool, ps, act_out, y);
-  }
+  if (epi.pool != PoolKind::None && !pooled_inside)
+    be.pool2d_forward(epi.pool, pooled_shape(s, epi), act_out, y);
 }
 
-}  // namespace pcnn::cuda
+}  // namespace cuda
+
+void CudaBackend::conv2d_forward(const Conv2dShape& s, const float* x, const float* w,
+                                 const float* b, float* y) {
+  ctx_.bind();
+  cuda::conv2d_fused_forward(*this, s, ConvEpilogue{}, x, w, b, y, y, cuda::ConvForwardPlan{});
+}
+
+void CudaBackend::conv2d_fused_forward(const Conv2dShape& s, const ConvEpilogue& epi,
+                                       const float* x, const float* w, const float* b,
+                                       float* act_out, float* y) {
+  ctx_.bind();
+  cuda::conv2d_fused_forward(*this, s, epi, x, w, b, act_out, y, cuda::ConvForwardPlan{});
+}
+
+}  // namespace pcnn

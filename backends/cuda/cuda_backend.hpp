@@ -1,6 +1,11 @@
-// The native cuda backend: hand-written kernels (no cuDNN, no cuBLAS), all on one stream the
-// backend owns, and whole training steps captured into a CUDA graph and replayed. The class
-// only forwards to the launchers in <op>.cuh; the kernel lab calls those same launchers.
+// The native cuda backend: hand-written kernels (no cuDNN, no cuBLAS), all on one stream, and
+// whole training steps captured into a CUDA graph and replayed. This class is also the GPU base
+// of the cudnn backend, which replaces only what the vendor libraries compute.
+//
+// Each op is defined in its op file (gemm.cu, conv2d_forward.cu, pool2d.cu, ...); ops with
+// variants call their launcher (<op>.cuh) with the heuristic plan, the one the kernel lab calls
+// with explicit plans. Memory and graph capture are in cuda_backend.cpp, the GPU state (stream,
+// graph, scratch) in cuda_context.hpp.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -15,10 +20,10 @@ namespace pcnn {
 class CudaBackend : public Backend {
  public:
   explicit CudaBackend(int device);  // throws Unavailable without a usable GPU
-  ~CudaBackend() override;
 
-  // The launchers' context (stream, scratch): for the kernel lab.
+  // The launchers' context (stream, scratch): for derived backends and the kernel lab.
   cuda::CudaContext& context() { return ctx_; }
+  const cuda::CudaContext& context() const { return ctx_; }
 
   std::string name() const override { return "cuda"; }
   std::string device_name() const override { return ctx_.device_name(); }
@@ -47,7 +52,6 @@ class CudaBackend : public Backend {
 
  private:
   cuda::CudaContext ctx_;
-  cudaGraphExec_t graph_ = nullptr;
 };
 
 }  // namespace pcnn

@@ -1,6 +1,7 @@
-// PCNN_CUDA_CHECK and PCNN_CUDA_CHECK_LAUNCH: every CUDA runtime call and kernel launch of this
-// backend goes through them, so a failure becomes one pcnn::Error that names the file, the line,
-// the call and CUDA's own words for what went wrong.
+// PCNN_CUDA_CHECK and PCNN_CUDA_CHECK_LAUNCH: every CUDA runtime call and kernel launch of the
+// GPU backends (cuda, and cudnn built on it) goes through them, so a failure becomes one
+// pcnn::Error that names the file, the line, the call and CUDA's own words for what went wrong.
+// PCNN_GPU_STATUS_CHECK is the one body; cudnn_check.hpp builds its cuDNN and cuBLAS checks on it.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -13,18 +14,19 @@ namespace pcnn::cuda {
 
 }  // namespace pcnn::cuda
 
-#define PCNN_CUDA_CHECK(x)                                                        \
-  do {                                                                            \
-    const cudaError_t pcnn_cuda_err_ = (x);                                       \
-    if (pcnn_cuda_err_ != cudaSuccess)                                            \
-      ::pcnn::cuda::throw_cuda_error(pcnn_cuda_err_, #x, __FILE__, __LINE__);     \
+// Evaluates `call` once; unless its status equals `ok`, throws through
+// fail(status, text, __FILE__, __LINE__). `text` is the call as written (the caller's #call,
+// taken before macro expansion, so cublasSgemm is not reported as cublasSgemm_v2).
+#define PCNN_GPU_STATUS_CHECK(call, text, ok, fail)                                  \
+  do {                                                                               \
+    const auto pcnn_gpu_status_ = (call);                                            \
+    if (pcnn_gpu_status_ != (ok)) fail(pcnn_gpu_status_, text, __FILE__, __LINE__);  \
   } while (0)
 
+#define PCNN_CUDA_CHECK(x) \
+  PCNN_GPU_STATUS_CHECK(x, #x, cudaSuccess, ::pcnn::cuda::throw_cuda_error)
+
 // After a <<<...>>> launch: a bad configuration shows up here, not at the next call.
-#define PCNN_CUDA_CHECK_LAUNCH(kernel_name)                                       \
-  do {                                                                            \
-    const cudaError_t pcnn_cuda_err_ = cudaGetLastError();                        \
-    if (pcnn_cuda_err_ != cudaSuccess)                                            \
-      ::pcnn::cuda::throw_cuda_error(pcnn_cuda_err_, "launch of " kernel_name,   \
-                                     __FILE__, __LINE__);                         \
-  } while (0)
+#define PCNN_CUDA_CHECK_LAUNCH(kernel_name)                                     \
+  PCNN_GPU_STATUS_CHECK(cudaGetLastError(), "launch of " kernel_name, cudaSuccess, \
+                        ::pcnn::cuda::throw_cuda_error)

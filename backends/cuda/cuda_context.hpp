@@ -1,6 +1,7 @@
-// What every launcher of the cuda backend needs: the one stream all work goes to, the device's
-// size, and scratch memory that is grown lazily (never while a graph is being captured) and
-// never freed under a graph that may still use it.
+// The GPU state of the cuda backend, and of cudnn built on it: the device, the one stream all
+// work goes to, whole-step graph capture and replay, lazily grown scratch (never grown while
+// capturing, never freed under a graph that may still use it) and the self-resetting counters
+// of last-block reductions. The kernel launchers (and the kernel lab) take this context.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -9,7 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "backends/cuda/scratch_buffer.hpp"
+
 namespace pcnn::cuda {
+
+// cudaMalloc that throws on failure and leaves no stale error for the next launch check.
+void* malloc_device(size_t bytes);
 
 class CudaContext {
  public:
@@ -28,11 +34,21 @@ class CudaContext {
   // replicas of a data-parallel run each own a GPU and may share one host thread.
   void bind() const;
 
+  // ---- whole-step graphs ----------------------------------------------------------------
   // True while the stream is being captured into a graph.
   bool capturing() const;
+  // Thread-local capture: an unsafe call from this thread (an allocation, a sync) fails loudly.
+  void begin_capture();
+  // Instantiates what was captured, replacing (and freeing the scratch retired under) the
+  // previous graph, and uploads it so the first replay is not slower than the rest.
+  void end_capture();
+  void launch_graph();
+  // Ends a capture that cannot complete, so the stream accepts ordinary work again.
+  void abandon_capture() noexcept;
 
-  // At least `floats` floats of device scratch, contents undefined. Growing it while capturing
-  // throws: the trainer runs one step eagerly first, and that step sizes the scratch.
+  // ---- scratch --------------------------------------------------------------------------
+  // At least `floats` floats of device scratch for the cuda kernels, contents undefined; grows by
+  // half again so a slightly larger request does not allocate again.
   float* scratch(size_t floats);
 
   // `count` unsigned counters, zero on entry to every kernel: kernels that use them to find the
@@ -40,15 +56,23 @@ class CudaContext {
   unsigned* counters(size_t count);
   static constexpr size_t kCounters = 1 << 14;
 
+  // An outgrown scratch buffer: freed once queued work is done, or kept until the graph that may
+  // point into it is replaced or destroyed (an evaluation pass with a new batch size may grow a
+  // buffer between two replays).
+  void retire(void* buffer);
+
  private:
+  void release() noexcept;  // everything the constructor got, in reverse order
+  void free_retired() noexcept;
+
   int device_ = 0;
   int sm_count_ = 1;
   std::string name_;
   cudaStream_t stream_ = nullptr;
-  float* scratch_ = nullptr;
-  size_t scratch_floats_ = 0;
-  std::vector<void*> retired_;  // old scratch buffers an instantiated graph may still point to
   unsigned* counters_ = nullptr;
+  cudaGraphExec_t graph_ = nullptr;
+  std::vector<void*> retired_;  // outgrown scratch the graph may still point into
+  ScratchBuffer scratch_{*this, "the cuda kernels' scratch"};
 };
 
 }  // namespace pcnn::cuda

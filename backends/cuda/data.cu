@@ -1,10 +1,13 @@
-// Batch gathering: block j fills sample j. The shuffle (core/shuffle.hpp) and the pixel
-// normalisation (core/batch_math.hpp) are the shared ones, so every backend sees one order.
+// Batch gathering of the cuda backend (cudnn inherits it): block j fills sample j from the uint8
+// data set resident on the device. The shuffle (core/shuffle.hpp) and the pixel normalisation
+// (core/batch_math.hpp) are the shared ones, so every backend sees one order.
+#include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_check.hpp"
-#include "backends/cuda/data.cuh"
 #include "core/batch_math.hpp"
 
-namespace pcnn::cuda {
+namespace pcnn {
+
+namespace cuda {
 
 namespace {
 
@@ -41,24 +44,42 @@ int threads_for(const BatchLayout& l) {
   return area >= 512 ? 256 : (area < 32 ? 32 : (area + 31) / 32 * 32);
 }
 
+// Host-side preconditions: a kernel reading an empty data set would fault, not throw.
+void check_layout(const DeviceDataset& data, const BatchLayout& layout, const char* what) {
+  PCNN_CHECK(layout.out_h >= 1 && layout.out_w >= 1,
+             "cuda " << what << ": empty batch plane " << layout.out_h << "x" << layout.out_w);
+  PCNN_CHECK(data.count > 0 && data.images && data.labels,
+             "cuda " << what << ": the data set is empty or not on the device");
+}
+
 }  // namespace
 
-void gather_train_batch(CudaContext& ctx, const DeviceDataset& data, const int32_t* step,
-                        int steps_per_epoch, uint32_t seed, const BatchLayout& layout, float* x,
-                        int32_t* y) {
+}  // namespace cuda
+
+void CudaBackend::gather_train_batch(const DeviceDataset& data, const int32_t* step,
+                                     int steps_per_epoch, uint32_t seed,
+                                     const BatchLayout& layout, float* x, int32_t* y) {
+  ctx_.bind();
   if (layout.batch == 0) return;
+  cuda::check_layout(data, layout, "gather_train_batch");
   PCNN_CHECK(steps_per_epoch > 0, "cuda gather_train_batch: steps_per_epoch must be positive");
-  gather_batch_kernel_shuffled<<<layout.batch, threads_for(layout), 0, ctx.stream()>>>(
-      data, step, steps_per_epoch, seed, layout, x, y);
+  cuda::gather_batch_kernel_shuffled<<<layout.batch, cuda::threads_for(layout), 0,
+                                       ctx_.stream()>>>(data, step, steps_per_epoch, seed,
+                                                        layout, x, y);
   PCNN_CUDA_CHECK_LAUNCH("gather_batch_kernel_shuffled");
 }
 
-void gather_batch(CudaContext& ctx, const DeviceDataset& data, int first,
-                  const BatchLayout& layout, float* x, int32_t* y) {
+void CudaBackend::gather_batch(const DeviceDataset& data, int first, const BatchLayout& layout,
+                               float* x, int32_t* y) {
+  ctx_.bind();
   if (layout.batch == 0) return;
-  gather_batch_kernel_ordered<<<layout.batch, threads_for(layout), 0, ctx.stream()>>>(
-      data, first, layout, x, y);
+  cuda::check_layout(data, layout, "gather_batch");
+  PCNN_CHECK(first >= 0 && first + layout.batch <= data.count,
+             "cuda gather_batch: samples " << first << ".." << first + layout.batch - 1
+                                           << " outside the data set of " << data.count);
+  cuda::gather_batch_kernel_ordered<<<layout.batch, cuda::threads_for(layout), 0,
+                                      ctx_.stream()>>>(data, first, layout, x, y);
   PCNN_CUDA_CHECK_LAUNCH("gather_batch_kernel_ordered");
 }
 
-}  // namespace pcnn::cuda
+}  // namespace pcnn

@@ -1,12 +1,17 @@
-// Dense kernels of the cuda backend. Every product goes through gemm_tile.cuh; the "problems"
-// below only say how operands are read and results written, which is where the fusing lives.
+// Dense ops of the cuda backend: GEMM and the fused linear layer. Every product goes through
+// gemm_tile.cuh; the "problems" below only say how operands are read and results written, which
+// is where the fusing lives. The activation is evaluated at run time (core/activation_math.hpp),
+// so a new activation needs no edit here.
 #include "backends/cuda/common.cuh"
+#include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/gemm.cuh"
 #include "backends/cuda/gemm_tile.cuh"
 #include "core/activation_math.hpp"
 
-namespace pcnn::cuda {
+namespace pcnn {
+
+namespace cuda {
 
 namespace {
 
@@ -234,4 +239,28 @@ void linear_backward(CudaContext& ctx, int N, int in, int out, Activation act, c
   run(ctx, variant, pw, dx ? &px : nullptr);
 }
 
-}  // namespace pcnn::cuda
+}  // namespace cuda
+
+void CudaBackend::gemm(bool trans_a, bool trans_b, int M, int N, int K, float alpha,
+                       const float* A, int lda, const float* B, int ldb, float beta, float* C,
+                       int ldc) {
+  ctx_.bind();
+  cuda::gemm(ctx_, trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+             cuda::GemmVariant::Auto);
+}
+
+void CudaBackend::linear_forward(int N, int in, int out, Activation act, const float* x,
+                                 const float* w, const float* b, float* y) {
+  ctx_.bind();
+  cuda::linear_forward(ctx_, N, in, out, act, x, w, b, y, cuda::GemmVariant::Auto);
+}
+
+void CudaBackend::linear_backward(int N, int in, int out, Activation act, const float* x,
+                                  const float* w, const float* y, const float* dy,
+                                  float* /*scratch: d(pre-activation) is never materialised*/,
+                                  float* dx, float* dw, float* db) {
+  ctx_.bind();
+  cuda::linear_backward(ctx_, N, in, out, act, x, w, y, dy, dx, dw, db, cuda::GemmVariant::Auto);
+}
+
+}  // namespace pcnn

@@ -1,5 +1,7 @@
-// Host entry points of the dense kernels: GEMM and the fused linear layer (bias + activation
-// in the epilogue forward; activation derivative folded into the operand loads backward).
+// Launchers of the dense kernels, with the variant the kernel lab chooses (CudaBackend::gemm,
+// linear_forward and linear_backward call them with Auto): GEMM and the fused linear layer (bias
+// + activation in the epilogue forward; activation derivative folded into the operand loads
+// backward).
 #pragma once
 
 #include "backends/cuda/cuda_context.hpp"

@@ -1,13 +1,16 @@
-// Softmax cross-entropy in one block: a thread per row (core/loss_math.hpp does the row), then a
-// fixed-order block sum into the metric accumulators, so the metrics are deterministic and no
-// atomics are needed. Batches are small enough that one block is never the bottleneck.
+// Softmax cross-entropy of the cuda backend (cudnn inherits it; cuDNN's softmax would still
+// leave the loss, the arg-max count and the gradient to a kernel). One block: a thread per row
+// (core/loss_math.hpp does the row), then a fixed-order block sum into the metric accumulators,
+// so the metrics are deterministic and no atomics are needed. Batches are small enough that one
+// block is never the bottleneck.
 #include "backends/cuda/common.cuh"
+#include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_check.hpp"
-#include "backends/cuda/loss.cuh"
-#include "backends/backend.hpp"
 #include "core/loss_math.hpp"
 
-namespace pcnn::cuda {
+namespace pcnn {
+
+namespace cuda {
 
 namespace {
 
@@ -39,13 +42,17 @@ __global__ void softmax_xent_kernel_block(int N, int K, const float* logits,
 
 }  // namespace
 
-void softmax_cross_entropy(CudaContext& ctx, int N, int K, const float* logits,
-                           const int32_t* labels, float* dlogits, float* metrics) {
+}  // namespace cuda
+
+void CudaBackend::softmax_cross_entropy(int N, int K, const float* logits, const int32_t* labels,
+                                        float* dlogits, float* metrics) {
+  ctx_.bind();
+  PCNN_CHECK(K > 0, "cuda softmax_cross_entropy: K must be positive, got " << K);
   if (N == 0) return;
   const int threads = N >= 1024 ? 1024 : (N + 31) / 32 * 32;
-  softmax_xent_kernel_block<<<1, threads, 0, ctx.stream()>>>(N, K, logits, labels, dlogits,
-                                                             metrics);
+  cuda::softmax_xent_kernel_block<<<1, threads, 0, ctx_.stream()>>>(N, K, logits, labels, dlogits,
+                                                                    metrics);
   PCNN_CUDA_CHECK_LAUNCH("softmax_xent_kernel_block");
 }
 
-}  // namespace pcnn::cuda
+}  // namespace pcnn

@@ -15,17 +15,18 @@
 #include "backends/cuda/cuda_check.hpp"
 #include "core/check.hpp"
 
-#define PCNN_NCCL_CHECK(call)                                                              \
-  do {                                                                                     \
-    ncclResult_t pcnn_nccl_rc_ = (call);                                                   \
-    if (pcnn_nccl_rc_ != ncclSuccess)                                                      \
-      throw ::pcnn::Error(std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " + \
-                          #call + " failed: " + ncclGetErrorString(pcnn_nccl_rc_));        \
-  } while (0)
-
 namespace pcnn {
 
 namespace {
+
+[[noreturn]] void throw_nccl_error(ncclResult_t rc, const char* call, const char* file, int line) {
+  throw Error(std::string("NCCL error at ") + file + ":" + std::to_string(line) + ": " + call +
+              ": " + ncclGetErrorString(rc));
+}
+
+// The CUDA checks' one body (cuda_check.hpp), with NCCL's status and words.
+#define PCNN_NCCL_CHECK(x) PCNN_GPU_STATUS_CHECK(x, #x, ncclSuccess, throw_nccl_error)
+
 class NcclCollective : public Collective {
  public:
   explicit NcclCollective(const std::vector<Backend*>& replicas) {

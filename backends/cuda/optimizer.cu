@@ -1,12 +1,16 @@
-// Optimizer kernels: one launch updates every parameter of the arena. The per-element rule is
-// core/optimizer_math.hpp; the Vec4 variants move 16 bytes per access (the update is purely
-// bandwidth-bound) and fall back to Scalar when a pointer is not 16-byte aligned.
+// Optimizer ops of the cuda backend (cudnn inherits them): one launch updates every parameter of
+// the arena. The per-element rule is core/optimizer_math.hpp; the Vec4 variants move 16 bytes per
+// access (the update is purely bandwidth-bound) and fall back to Scalar when a pointer is not
+// 16-byte aligned. Also the device-side step counter.
 #include "backends/cuda/common.cuh"
+#include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/optimizer.cuh"
 #include "core/optimizer_math.hpp"
 
-namespace pcnn::cuda {
+namespace pcnn {
+
+namespace cuda {
 
 namespace {
 
@@ -125,9 +129,24 @@ void adam_update(CudaContext& ctx, size_t n, float* p, const float* g, float* m,
   }
 }
 
-void increment(CudaContext& ctx, int32_t* counter) {
-  increment_kernel_single<<<1, 1, 0, ctx.stream()>>>(counter);
+}  // namespace cuda
+
+void CudaBackend::sgd_update(size_t n, float* params, const float* grads, float* velocity,
+                             const float* hyper) {
+  ctx_.bind();
+  cuda::sgd_update(ctx_, n, params, grads, velocity, hyper, cuda::OptVariant::Auto);
+}
+
+void CudaBackend::adam_update(size_t n, float* params, const float* grads, float* m, float* v,
+                              const float* hyper, const int32_t* step) {
+  ctx_.bind();
+  cuda::adam_update(ctx_, n, params, grads, m, v, hyper, step, cuda::OptVariant::Auto);
+}
+
+void CudaBackend::increment(int32_t* counter) {
+  ctx_.bind();
+  cuda::increment_kernel_single<<<1, 1, 0, ctx_.stream()>>>(counter);
   PCNN_CUDA_CHECK_LAUNCH("increment_kernel_single");
 }
 
-}  // namespace pcnn::cuda
+}  // namespace pcnn

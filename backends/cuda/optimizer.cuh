@@ -1,4 +1,5 @@
-// Host entry points of the fused optimizer updates over the whole parameter arena.
+// Launchers of the optimizer updates over the whole parameter arena, with the variant the kernel
+// lab chooses; CudaBackend::sgd_update / adam_update call them with Auto.
 #pragma once
 
 #include <cstddef>
@@ -16,7 +17,5 @@ void sgd_update(CudaContext& ctx, size_t n, float* p, const float* g, float* v,
 // Adam with bias correction, t = *step + 1
 void adam_update(CudaContext& ctx, size_t n, float* p, const float* g, float* m, float* v,
                  const float* hyper, const int32_t* step, OptVariant variant = OptVariant::Auto);
-// *counter += 1
-void increment(CudaContext& ctx, int32_t* counter);
 
 }  // namespace pcnn::cuda

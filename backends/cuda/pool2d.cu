@@ -1,11 +1,16 @@
-// Standalone pooling kernels. Backward is written as a gather: each thread owns one input
-// element and sums the windows that route to it, so there are no atomics and the sum order is
-// the serial backend's (windows in row-major order).
+// Standalone pooling ops of the cuda backend: layers that pool on their own, and the fused
+// convolutions' fallback when their windows overlap. Backward is written as a gather: each thread
+// owns one input element and sums the windows that route to it, so there are no atomics and the
+// sum order is the serial backend's (windows in row-major order); max routes to the window's
+// first maximum, which is why cudnn launches it for max pooling too (pool2d.cuh).
 #include "backends/cuda/common.cuh"
+#include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/pool2d.cuh"
 
-namespace pcnn::cuda {
+namespace pcnn {
+
+namespace cuda {
 
 namespace {
 
@@ -76,24 +81,34 @@ constexpr int kThreads = 256;
 
 }  // namespace
 
-void pool2d_forward(CudaContext& ctx, PoolKind kind, const Pool2dShape& s, const float* x,
-                    float* y) {
-  PCNN_CHECK(kind != PoolKind::None, "cuda pool2d_forward: pool kind None");
-  const size_t total = s.y_size();
-  if (total == 0) return;
-  pool2d_forward_kernel_plain<<<grid_for(total, kThreads, ctx.sm_count()), kThreads, 0,
-                                ctx.stream()>>>(kind, s, x, y);
-  PCNN_CUDA_CHECK_LAUNCH("pool2d_forward_kernel_plain");
-}
-
-void pool2d_backward(CudaContext& ctx, PoolKind kind, const Pool2dShape& s, const float* x,
-                     const float* dy, float* dx) {
-  PCNN_CHECK(kind != PoolKind::None, "cuda pool2d_backward: pool kind None");
-  const size_t total = s.x_size();
-  if (total == 0) return;
-  pool2d_backward_kernel_gather<<<grid_for(total, kThreads, ctx.sm_count()), kThreads, 0,
-                                  ctx.stream()>>>(kind, s, x, dy, dx);
+void pool2d_backward_gather(CudaContext& ctx, PoolKind kind, const Pool2dShape& s,
+                            const float* x, const float* dy, float* dx, int blocks) {
+  pool2d_backward_kernel_gather<<<blocks, kPoolBackwardThreads, 0, ctx.stream()>>>(kind, s, x,
+                                                                                   dy, dx);
   PCNN_CUDA_CHECK_LAUNCH("pool2d_backward_kernel_gather");
 }
 
-}  // namespace pcnn::cuda
+}  // namespace cuda
+
+void CudaBackend::pool2d_forward(PoolKind kind, const Pool2dShape& s, const float* x, float* y) {
+  ctx_.bind();
+  PCNN_CHECK(kind != PoolKind::None, "cuda pool2d_forward: pool kind None");
+  const size_t total = s.y_size();
+  if (total == 0) return;
+  cuda::pool2d_forward_kernel_plain<<<cuda::grid_for(total, cuda::kThreads, ctx_.sm_count()),
+                                      cuda::kThreads, 0, ctx_.stream()>>>(kind, s, x, y);
+  PCNN_CUDA_CHECK_LAUNCH("pool2d_forward_kernel_plain");
+}
+
+void CudaBackend::pool2d_backward(PoolKind kind, const Pool2dShape& s, const float* x,
+                                  const float* dy, float* dx) {
+  ctx_.bind();
+  PCNN_CHECK(kind != PoolKind::None, "cuda pool2d_backward: pool kind None");
+  const size_t total = s.x_size();
+  if (total == 0) return;
+  cuda::pool2d_backward_gather(
+      ctx_, kind, s, x, dy, dx,
+      cuda::grid_for(total, cuda::kPoolBackwardThreads, ctx_.sm_count()));
+}
+
+}  // namespace pcnn

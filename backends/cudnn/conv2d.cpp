@@ -1,6 +1,8 @@
 // cudnn convolutions: descriptors per shape, an algorithm per shape and direction chosen on first
-// use and cached, and the forward / backward-data / backward-filter calls.
+// use and cached, the forward / backward-data / backward-filter calls, and the fused convolution
+// ops kept composed of them.
 #include <algorithm>
+#include <sstream>
 #include <vector>
 
 #include "backends/cudnn/cudnn_backend.hpp"
@@ -98,6 +100,37 @@ void settle(Choice& c, const std::vector<Perf>& usable, cudnnConvolutionDescript
               describe(s));
 }
 
+// The three directions' cuDNN calls, written once. A row: X(the direction in cuDNN's names, its
+// perf-result type, the plan member holding its choice, the four descriptors in the order its
+// calls take them). Each row becomes one overload set, picked by the result type, so one search
+// (CudnnBackend::choose) serves all three directions.
+#define PCNN_CUDNN_CONV_DIRECTIONS(X)                                                          \
+  X(Forward, cudnnConvolutionFwdAlgoPerf_t, forward, p.x, p.w, p.conv, p.y)                    \
+  X(BackwardData, cudnnConvolutionBwdDataAlgoPerf_t, backward_data, p.w, p.y, p.conv, p.x)     \
+  X(BackwardFilter, cudnnConvolutionBwdFilterAlgoPerf_t, backward_filter, p.x, p.y, p.conv, p.w)
+
+#define PCNN_CUDNN_DIRECTION_CALLS(Dir, Perf, member, d0, d1, d2, d3)                           \
+  const char* direction_name(const Perf*) { return #member; }                                  \
+  auto& choice_of(vendor::ConvPlan& p, const Perf*) { return p.member; }                       \
+  void algo_count(cudnnHandle_t h, const Perf*, int* n) {                                      \
+    PCNN_CUDNN_CHECK(cudnnGetConvolution##Dir##AlgorithmMaxCount(h, n));                       \
+  }                                                                                            \
+  /* Timed: cuDNN runs every algorithm once. */                                               \
+  void find_algos(cudnnHandle_t h, const vendor::ConvPlan& p, int n, int* got, Perf* perf) {   \
+    PCNN_CUDNN_CHECK(cudnnFindConvolution##Dir##Algorithm(h, d0, d1, d2, d3, n, got, perf));   \
+  }                                                                                            \
+  /* Ranked by cuDNN's heuristics: nothing runs, so it is safe while capturing. */            \
+  void rank_algos(cudnnHandle_t h, const vendor::ConvPlan& p, int n, int* got, Perf* perf) {   \
+    PCNN_CUDNN_CHECK(cudnnGetConvolution##Dir##Algorithm_v7(h, d0, d1, d2, d3, n, got, perf)); \
+  }                                                                                            \
+  cudnnStatus_t workspace_size(cudnnHandle_t h, const vendor::ConvPlan& p,                     \
+                               decltype(Perf::algo) algo, size_t* bytes) {                     \
+    return cudnnGetConvolution##Dir##WorkspaceSize(h, d0, d1, d2, d3, algo, bytes);            \
+  }
+PCNN_CUDNN_CONV_DIRECTIONS(PCNN_CUDNN_DIRECTION_CALLS)
+#undef PCNN_CUDNN_DIRECTION_CALLS
+#undef PCNN_CUDNN_CONV_DIRECTIONS
+
 }  // namespace
 
 vendor::ConvPlan& CudnnBackend::conv_plan(const Conv2dShape& s) {
@@ -126,123 +159,94 @@ vendor::ConvPlan& CudnnBackend::conv_plan(const Conv2dShape& s) {
   return *conv_plans_.emplace(key, std::move(p)).first->second;
 }
 
-void CudnnBackend::choose_forward(const Conv2dShape& s, vendor::ConvPlan& p) {
+template <class Perf>
+void CudnnBackend::choose(const Conv2dShape& s, vendor::ConvPlan& p) {
+  const Perf* direction = nullptr;  // picks the overloads of the direction table
   reset_search_math(p.conv, allow_tf32_);
   int max_count = 0;
-  PCNN_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithmMaxCount(dnn_, &max_count));
-  std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(std::max(max_count, 1));
+  algo_count(dnn(), direction, &max_count);
+  std::vector<Perf> perf(std::max(max_count, 1));
   int returned = 0;
   const bool timed = search_algorithms();
   if (timed) {
-    PCNN_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithm(dnn_, p.x, p.w, p.conv, p.y, max_count,
-                                                          &returned, perf.data()));
+    find_algos(dnn(), p, max_count, &returned, perf.data());
   } else {
-    PCNN_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(dnn_, p.x, p.w, p.conv, p.y,
-                                                            max_count, &returned, perf.data()));
+    rank_algos(dnn(), p, max_count, &returned, perf.data());
   }
-  settle(p.forward, candidates(perf.data(), returned, timed, allow_tf32_, allow_transforms_), p.conv, allow_tf32_,
-         [&](cudnnConvolutionFwdAlgo_t algo, size_t* bytes) {
-           return cudnnGetConvolutionForwardWorkspaceSize(dnn_, p.x, p.w, p.conv, p.y, algo,
-                                                          bytes);
+  auto& choice = choice_of(p, direction);
+  settle(choice, candidates(perf.data(), returned, timed, allow_tf32_, allow_transforms_), p.conv,
+         allow_tf32_,
+         [&](decltype(Perf::algo) algo, size_t* bytes) {
+           return workspace_size(dnn(), p, algo, bytes);
          },
-         "forward", s);
-  ensure_workspace(p.forward.workspace);
+         direction_name(direction), s);
+  workspace_.ensure(choice.workspace);
 }
 
-void CudnnBackend::choose_backward_data(const Conv2dShape& s, vendor::ConvPlan& p) {
-  reset_search_math(p.conv, allow_tf32_);
-  int max_count = 0;
-  PCNN_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithmMaxCount(dnn_, &max_count));
-  std::vector<cudnnConvolutionBwdDataAlgoPerf_t> perf(std::max(max_count, 1));
-  int returned = 0;
-  const bool timed = search_algorithms();
-  if (timed) {
-    PCNN_CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithm(dnn_, p.w, p.y, p.conv, p.x,
-                                                               max_count, &returned,
-                                                               perf.data()));
-  } else {
-    PCNN_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(dnn_, p.w, p.y, p.conv, p.x,
-                                                                 max_count, &returned,
-                                                                 perf.data()));
-  }
-  settle(p.backward_data, candidates(perf.data(), returned, timed, allow_tf32_, allow_transforms_), p.conv,
-         allow_tf32_,
-         [&](cudnnConvolutionBwdDataAlgo_t algo, size_t* bytes) {
-           return cudnnGetConvolutionBackwardDataWorkspaceSize(dnn_, p.w, p.y, p.conv, p.x, algo,
-                                                               bytes);
-         },
-         "backward-data", s);
-  ensure_workspace(p.backward_data.workspace);
-}
-
-void CudnnBackend::choose_backward_filter(const Conv2dShape& s, vendor::ConvPlan& p) {
-  reset_search_math(p.conv, allow_tf32_);
-  int max_count = 0;
-  PCNN_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(dnn_, &max_count));
-  std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> perf(std::max(max_count, 1));
-  int returned = 0;
-  const bool timed = search_algorithms();
-  if (timed) {
-    PCNN_CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithm(dnn_, p.x, p.y, p.conv, p.w,
-                                                                 max_count, &returned,
-                                                                 perf.data()));
-  } else {
-    PCNN_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(dnn_, p.x, p.y, p.conv, p.w,
-                                                                   max_count, &returned,
-                                                                   perf.data()));
-  }
-  settle(p.backward_filter, candidates(perf.data(), returned, timed, allow_tf32_, allow_transforms_), p.conv,
-         allow_tf32_,
-         [&](cudnnConvolutionBwdFilterAlgo_t algo, size_t* bytes) {
-           return cudnnGetConvolutionBackwardFilterWorkspaceSize(dnn_, p.x, p.y, p.conv, p.w,
-                                                                 algo, bytes);
-         },
-         "backward-filter", s);
-  ensure_workspace(p.backward_filter.workspace);
+template <class Perf>
+const vendor::ConvPlan& CudnnBackend::plan_for(const Conv2dShape& s) {
+  vendor::ConvPlan& p = conv_plan(s);
+  const auto& choice = choice_of(p, static_cast<const Perf*>(nullptr));
+  if (!choice.chosen) choose<Perf>(s, p);
+  PCNN_CUDNN_CHECK(cudnnSetConvolutionMathType(p.conv, choice.math));
+  return p;
 }
 
 // x (N,C,H,W), w (K,C,R,S), b (K) -> y (N,K,P,Q) = conv(x, w) + b
 void CudnnBackend::conv2d_forward(const Conv2dShape& s, const float* x, const float* w,
                                   const float* b, float* y) {
+  context().bind();
   if (s.N == 0) return;
-  vendor::ConvPlan& p = conv_plan(s);
-  if (!p.forward.chosen) choose_forward(s, p);
+  const vendor::ConvPlan& p = plan_for<cudnnConvolutionFwdAlgoPerf_t>(s);
   const float one = 1.f, zero = 0.f;
-  PCNN_CUDNN_CHECK(cudnnSetConvolutionMathType(p.conv, p.forward.math));
-  PCNN_CUDNN_CHECK(cudnnConvolutionForward(dnn_, &one, p.x, x, p.w, w, p.conv, p.forward.algo,
-                                           workspace_, workspace_bytes_, &zero, p.y, y));
-  if (b) PCNN_CUDNN_CHECK(cudnnAddTensor(dnn_, &one, p.bias, b, &one, p.y, y));
+  PCNN_CUDNN_CHECK(cudnnConvolutionForward(dnn(), &one, p.x, x, p.w, w, p.conv, p.forward.algo,
+                                           workspace_.get(), workspace_.bytes(), &zero, p.y, y));
+  if (b) PCNN_CUDNN_CHECK(cudnnAddTensor(dnn(), &one, p.bias, b, &one, p.y, y));
 }
 
 // dy (N,K,P,Q), w (K,C,R,S) -> dx (N,C,H,W)
 void CudnnBackend::conv2d_backward_data(const Conv2dShape& s, const float* dy, const float* w,
                                         float* dx) {
+  context().bind();
   if (s.N == 0) return;
-  vendor::ConvPlan& p = conv_plan(s);
-  if (!p.backward_data.chosen) choose_backward_data(s, p);
+  const vendor::ConvPlan& p = plan_for<cudnnConvolutionBwdDataAlgoPerf_t>(s);
   const float one = 1.f, zero = 0.f;
-  PCNN_CUDNN_CHECK(cudnnSetConvolutionMathType(p.conv, p.backward_data.math));
-  PCNN_CUDNN_CHECK(cudnnConvolutionBackwardData(dnn_, &one, p.w, w, p.y, dy, p.conv,
-                                                p.backward_data.algo, workspace_,
-                                                workspace_bytes_, &zero, p.x, dx));
+  PCNN_CUDNN_CHECK(cudnnConvolutionBackwardData(dnn(), &one, p.w, w, p.y, dy, p.conv,
+                                                p.backward_data.algo, workspace_.get(),
+                                                workspace_.bytes(), &zero, p.x, dx));
 }
 
 // x (N,C,H,W), dy (N,K,P,Q) -> dw (K,C,R,S), db (K) = sum of dy over N, P, Q
 void CudnnBackend::conv2d_backward_weights(const Conv2dShape& s, const float* x, const float* dy,
                                            float* dw, float* db) {
+  context().bind();
   if (s.N == 0) {  // no samples: the gradients are zero, as serial leaves them
     fill(dw, 0.f, s.w_size());
     if (db) fill(db, 0.f, size_t(s.K));
     return;
   }
-  vendor::ConvPlan& p = conv_plan(s);
-  if (!p.backward_filter.chosen) choose_backward_filter(s, p);
+  const vendor::ConvPlan& p = plan_for<cudnnConvolutionBwdFilterAlgoPerf_t>(s);
   const float one = 1.f, zero = 0.f;
-  PCNN_CUDNN_CHECK(cudnnSetConvolutionMathType(p.conv, p.backward_filter.math));
-  PCNN_CUDNN_CHECK(cudnnConvolutionBackwardFilter(dnn_, &one, p.x, x, p.y, dy, p.conv,
-                                                  p.backward_filter.algo, workspace_,
-                                                  workspace_bytes_, &zero, p.w, dw));
+  PCNN_CUDNN_CHECK(cudnnConvolutionBackwardFilter(dnn(), &one, p.x, x, p.y, dy, p.conv,
+                                                  p.backward_filter.algo, workspace_.get(),
+                                                  workspace_.bytes(), &zero, p.w, dw));
   if (db) bias_backward(s.N, s.K, s.P() * s.Q(), dy, db);
+}
+
+// The fused convolution stays composed of the library calls above, with the base's activation
+// kernels and the library's pooling in between (Backend's default), not the cuda base's fused
+// kernels: the head-to-head with cuda then compares library kernels with hand-written ones.
+void CudnnBackend::conv2d_fused_forward(const Conv2dShape& s, const ConvEpilogue& epi,
+                                        const float* x, const float* w, const float* b,
+                                        float* act_out, float* y) {
+  Backend::conv2d_fused_forward(s, epi, x, w, b, act_out, y);
+}
+
+void CudnnBackend::conv2d_fused_backward(const Conv2dShape& s, const ConvEpilogue& epi,
+                                         const float* x, const float* w, const float* act_out,
+                                         const float* dy, float* scratch, float* dx, float* dw,
+                                         float* db) {
+  Backend::conv2d_fused_backward(s, epi, x, w, act_out, dy, scratch, dx, dw, db);
 }
 
 }  // namespace pcnn

@@ -1,10 +1,15 @@
-// The cudnn backend: the vendor-library reference the hand-tuned cuda backend is measured
-// against. Convolutions, pooling and bias run in cuDNN (legacy descriptor API), GEMM in cuBLAS;
-// what the libraries do not cover (activations, loss with its metric sums, optimizers, batch
-// gathering, fill, increment) are small kernels in this folder built on the shared core/ math.
+// The cudnn backend: the vendor-library reference the hand-written cuda backend is measured
+// against. It derives from CudaBackend, the way openmp derives from serial, and replaces only what
+// cuDNN and cuBLAS compute: convolutions (forward, backward data, backward filter), pooling
+// forward and average-pooling backward, bias add (cuDNN), bias gradient and GEMM (cuBLAS). The
+// fused ops stay composed of those library calls (Backend's defaults), not cuda's hand-fused
+// kernels. Everything else is the cuda base's: memory, the stream, graph capture, scratch, the
+// check macros, gather, loss, optimizers, activations (cuDNN's tanh and sigmoid are not guaranteed
+// to round like tanhf / expf), fill, increment, and max-pooling backward (cuDNN routes a tied
+// window to whichever maximum it likes; the contract wants the first).
 //
-// Everything runs on one stream owned by the backend, set on both library handles, so a whole
-// training step can be captured as a CUDA graph and replayed.
+// Both library handles run on the base's stream, so a whole training step is captured as one
+// CUDA graph and replayed.
 //
 // Convolution algorithms are chosen once per shape and direction, on first use, and cached:
 // cudnnFind* times every algorithm (the default) or, with PCNN_CUDNN_ALGO=heuristic (and always
@@ -22,9 +27,9 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <vector>
 
-#include "backends/backend.hpp"
+#include "backends/cuda/cuda_backend.hpp"
+#include "backends/cuda/scratch_buffer.hpp"
 #include "backends/cudnn/cudnn_check.hpp"
 #include "backends/cudnn/descriptors.hpp"
 
@@ -53,79 +58,66 @@ struct ConvPlan {
 
 }  // namespace vendor
 
-class CudnnBackend : public Backend {
+class CudnnBackend : public CudaBackend {
  public:
-  explicit CudnnBackend(int device);
+  explicit CudnnBackend(int device);  // throws Unavailable without a GPU, cuDNN or cuBLAS
   ~CudnnBackend() override;
-  CudnnBackend(const CudnnBackend&) = delete;
-  CudnnBackend& operator=(const CudnnBackend&) = delete;
 
   std::string name() const override { return "cudnn"; }
   std::string device_name() const override { return device_name_; }
-  bool is_host_memory() const override { return false; }
 
-  void* allocate(size_t bytes) override;
-  void deallocate(void* ptr) override;
-  void upload(void* dst, const void* src, size_t bytes) override;
-  void download(void* dst, const void* src, size_t bytes) override;
-  void copy(void* dst, const void* src, size_t bytes) override;
-  void fill(float* dst, float value, size_t n) override;
-  void synchronize() override;
-  void increment(int32_t* counter) override;
+  // What the libraries compute (conv2d.cpp, gemm.cpp, pool2d.cpp, activation.cpp).
+  PCNN_OVERRIDE(gemm)
+  PCNN_OVERRIDE(conv2d_forward)
+  PCNN_OVERRIDE(conv2d_backward_data)
+  PCNN_OVERRIDE(conv2d_backward_weights)
+  PCNN_OVERRIDE(pool2d_forward)
+  PCNN_OVERRIDE(pool2d_backward)
+  PCNN_OVERRIDE(bias_add)
+  PCNN_OVERRIDE(bias_backward)
 
-  PCNN_OVERRIDE_REQUIRED_OPS
-
-  bool supports_graphs() const override { return true; }
-  void graph_begin_capture() override;
-  void graph_end_capture() override;
-  void graph_launch() override;
+  // Composed of the library calls above (Backend's defaults), undoing the cuda base's fusion.
+  PCNN_OVERRIDE(conv2d_fused_forward)
+  PCNN_OVERRIDE(conv2d_fused_backward)
+  PCNN_OVERRIDE(linear_forward)
+  PCNN_OVERRIDE(linear_backward)
 
  private:
   using ConvKey = std::array<int, 9>;  // N, C, H, W, K, R, S, stride, pad
 
-  void release() noexcept;  // frees whatever the constructor got, in reverse order
+  cudnnHandle_t dnn() const { return dnn_.get(); }
+  cublasHandle_t blas() const { return blas_.get(); }
   vendor::ConvPlan& conv_plan(const Conv2dShape& s);
-  void choose_forward(const Conv2dShape& s, vendor::ConvPlan& p);
-  void choose_backward_data(const Conv2dShape& s, vendor::ConvPlan& p);
-  void choose_backward_filter(const Conv2dShape& s, vendor::ConvPlan& p);
-  // Grows one device buffer (of `bytes`) to at least `need` bytes; throws while capturing.
-  void grow(void*& buffer, size_t& bytes, size_t need, const char* what);
-  void ensure_workspace(size_t bytes);
+  // The plan of shape s ready for one direction (named by its cuDNN result type): its algorithm
+  // chosen on first use (choose, which also sizes the workspace) and its math type set.
+  template <class Perf>
+  const vendor::ConvPlan& plan_for(const Conv2dShape& s);
+  template <class Perf>
+  void choose(const Conv2dShape& s, vendor::ConvPlan& p);
+  bool search_algorithms() const { return time_algorithms_ && !context().capturing(); }
   // Device scratch for the bias gradient: a vector of at least n ones, n floats of partial sums.
   const float* ones_of(size_t n);
   float* bias_scratch(size_t n);
-  void retire(void* buffer);  // frees it, or keeps it until the graph that may read it is gone
-  void free_retired() noexcept;
-  void abandon_capture() noexcept;
   void set_pool(PoolKind kind, const Pool2dShape& s);
-  bool search_algorithms() const { return time_algorithms_ && !capturing_; }
 
-  int device_ = 0;
-  std::string device_name_;
-  bool time_algorithms_ = true;  // cudnnFind* (true) or cudnnGet*_v7 heuristics (false)
+  bool time_algorithms_ = true;    // cudnnFind* (true) or cudnnGet*_v7 heuristics (false)
   bool allow_tf32_ = false;
   bool allow_transforms_ = false;  // FFT / Winograd convolution algorithms (PCNN_CUDNN_ALGOS=all)
+  std::string device_name_;
 
-  cudaStream_t stream_ = nullptr;
-  cudnnHandle_t dnn_ = nullptr;
-  cublasHandle_t blas_ = nullptr;
-  void* blas_workspace_ = nullptr;  // preset so cuBLAS allocates nothing while capturing
-  void* workspace_ = nullptr;       // cuDNN convolution workspace, grown on demand
-  size_t workspace_bytes_ = 0;
-  void* ones_ = nullptr;            // bias gradient: ones to multiply by, and partial sums
-  size_t ones_bytes_ = 0;
-  void* bias_partial_ = nullptr;
-  size_t bias_partial_bytes_ = 0;
-  std::vector<void*> retired_;      // outgrown scratch a captured graph still points into
+  // Declared before the handles, so the handles are destroyed first. cuBLAS's workspace is preset
+  // so that cuBLAS allocates nothing while a graph is being captured.
+  cuda::ScratchBuffer blas_workspace_{context(), "cuBLAS's workspace"};
+  cuda::ScratchBuffer workspace_{context(), "cudnn's convolution workspace"};
+  cuda::ScratchBuffer ones_{context(), "cudnn's bias-gradient ones"};
+  cuda::ScratchBuffer bias_partial_{context(), "cudnn's bias-gradient partial sums"};
+  vendor::DnnHandle dnn_;
+  vendor::BlasHandle blas_;
 
   std::map<ConvKey, std::unique_ptr<vendor::ConvPlan>> conv_plans_;
   // Re-set per call for pooling and bias (cheap host calls; see descriptors.hpp).
   std::unique_ptr<vendor::TensorDesc> desc_a_, desc_b_;
   std::unique_ptr<vendor::PoolDesc> pool_desc_;
-
-  bool capturing_ = false;
-  cudaGraph_t graph_ = nullptr;
-  cudaGraphExec_t graph_exec_ = nullptr;
 };
 
 }  // namespace pcnn

@@ -1,13 +1,28 @@
-// Owning wrappers for cuDNN descriptors: created in the constructor, destroyed in the destructor,
-// so a plan that throws half-built leaks nothing. Descriptors are host-side only; the kernels
-// cuDNN launches (and a captured graph) copy what they need, so one may be re-set between calls.
+// Owning wrappers for cuDNN descriptors and the two library handles: created in the constructor,
+// destroyed in the destructor, so a plan or a backend that throws half-built leaks nothing.
+// Descriptors are host-side only; the kernels cuDNN launches (and a captured graph) copy what they
+// need, so one may be re-set between calls.
 #pragma once
 
+#include <cublas_v2.h>
 #include <cudnn.h>
+
+#include <memory>
 
 #include "backends/cudnn/cudnn_check.hpp"
 
 namespace pcnn::vendor {
+
+// cudnnHandle_t and cublasHandle_t are pointers to these library structs. Destroying is not
+// checked: it runs from destructors.
+struct DnnDestroy {
+  void operator()(cudnnContext* h) const { cudnnDestroy(h); }
+};
+struct BlasDestroy {
+  void operator()(cublasContext* h) const { cublasDestroy(h); }
+};
+using DnnHandle = std::unique_ptr<cudnnContext, DnnDestroy>;
+using BlasHandle = std::unique_ptr<cublasContext, BlasDestroy>;
 
 template <class Handle, cudnnStatus_t (*Create)(Handle*), cudnnStatus_t (*Destroy)(Handle)>
 class Descriptor {

@@ -1,4 +1,5 @@
-// cudnn-backend GEMM: cublasSgemm on the backend's stream.
+// cudnn-backend GEMM: cublasSgemm on the base's stream; and the fully connected layer, kept
+// composed of it (Backend's default) rather than the cuda base's fused linear kernels.
 #include "backends/cudnn/cudnn_backend.hpp"
 
 namespace pcnn {
@@ -10,10 +11,24 @@ namespace pcnn {
 void CudnnBackend::gemm(bool trans_a, bool trans_b, int M, int N, int K, float alpha,
                         const float* A, int lda, const float* B, int ldb, float beta, float* C,
                         int ldc) {
+  context().bind();
   if (M <= 0 || N <= 0) return;
-  PCNN_CUBLAS_CHECK(cublasSgemm(blas_, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
+  PCNN_CUBLAS_CHECK(cublasSgemm(blas(), trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
                                 trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, N, M, K, &alpha, B, ldb, A,
                                 lda, &beta, C, ldc));
+}
+
+// GEMM (cuBLAS), bias (cuDNN), activation (the base's kernel).
+void CudnnBackend::linear_forward(int N, int in, int out, Activation act, const float* x,
+                                  const float* w, const float* b, float* y) {
+  Backend::linear_forward(N, in, out, act, x, w, b, y);
+}
+
+// Activation derivative (the base's kernel), then GEMMs (cuBLAS) and the bias gradient (cuBLAS).
+void CudnnBackend::linear_backward(int N, int in, int out, Activation act, const float* x,
+                                   const float* w, const float* y, const float* dy,
+                                   float* scratch, float* dx, float* dw, float* db) {
+  Backend::linear_backward(N, in, out, act, x, w, y, dy, scratch, dx, dw, db);
 }
 
 }  // namespace pcnn

@@ -1,7 +1,11 @@
-// cudnn pooling: max and average, no padding; forward through cudnnPoolingForward, average
-// backward through cudnnPoolingBackward, max backward through our first-maximum kernel.
+// cudnn pooling: max and average, no padding. Forward and average backward through cuDNN; max
+// backward is the cuda base's first-maximum gather kernel, because cudnnPoolingBackward routes a
+// tied window's gradient to whichever maximum it likes, and the contract says the first one in
+// row-major window order (ties are common in real images: flat backgrounds through ReLU).
+#include <algorithm>
+
+#include "backends/cuda/pool2d.cuh"
 #include "backends/cudnn/cudnn_backend.hpp"
-#include "backends/cudnn/pool2d.cuh"
 
 namespace pcnn {
 
@@ -24,25 +28,31 @@ void CudnnBackend::set_pool(PoolKind kind, const Pool2dShape& s) {
 // x (N,C,H,W) -> y (N,C,P,Q)
 void CudnnBackend::pool2d_forward(PoolKind kind, const Pool2dShape& s, const float* x,
                                   float* y) {
+  context().bind();
   if (s.N == 0 || s.C == 0) return;
   set_pool(kind, s);
   const float one = 1.f, zero = 0.f;
-  PCNN_CUDNN_CHECK(cudnnPoolingForward(dnn_, *pool_desc_, &one, *desc_a_, x, &zero, *desc_b_, y));
+  PCNN_CUDNN_CHECK(cudnnPoolingForward(dnn(), *pool_desc_, &one, *desc_a_, x, &zero, *desc_b_, y));
 }
 
 // x (N,C,H,W), dy (N,C,P,Q) -> dx (N,C,H,W)
 void CudnnBackend::pool2d_backward(PoolKind kind, const Pool2dShape& s, const float* x,
                                    const float* dy, float* dx) {
+  context().bind();
   if (s.N == 0 || s.C == 0) return;
   set_pool(kind, s);
   if (kind == PoolKind::Max) {
-    // Our kernel, not cudnnPoolingBackward: the contract routes ties to the first maximum.
-    vendor::launch_maxpool_backward_first_max(stream_, s, x, dy, dx);
+    // One thread per input element (at most 65536 blocks, then a grid-stride loop): the launch
+    // this backend's step was measured with, not the base's few blocks per multiprocessor.
+    const size_t threads = cuda::kPoolBackwardThreads;
+    const size_t blocks = (s.x_size() + threads - 1) / threads;
+    cuda::pool2d_backward_gather(context(), kind, s, x, dy, dx,
+                                 int(std::min(blocks, size_t(1) << 16)));
     return;
   }
   const float one = 1.f, zero = 0.f;
   // Average pooling never reads y: pass dy in its place.
-  PCNN_CUDNN_CHECK(cudnnPoolingBackward(dnn_, *pool_desc_, &one, *desc_b_, dy, *desc_b_, dy,
+  PCNN_CUDNN_CHECK(cudnnPoolingBackward(dnn(), *pool_desc_, &one, *desc_b_, dy, *desc_b_, dy,
                                         *desc_a_, x, &zero, *desc_a_, dx));
 }
 

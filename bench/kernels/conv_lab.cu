@@ -131,7 +131,7 @@ void check_all(CudaBackend& be, SerialBackend& ref, const std::vector<Case>& cas
       d.act_out.poison();
       d.y.poison();
       float* y = in_place ? d.act_out.get() : d.y.get();
-      cuda::conv2d_fused_forward(ctx, c.s, c.epi, d.x.get(), d.w.get(), d.b.get(),
+      cuda::conv2d_fused_forward(be, c.s, c.epi, d.x.get(), d.w.get(), d.b.get(),
                                  d.act_out.get(), y, plan);
       check(c.name + " fwd act_out " + vname, d.act_out.download(), r.act_out);
       if (!in_place) check(c.name + " fwd y " + vname, d.y.download(), r.y);
@@ -145,7 +145,7 @@ void check_all(CudaBackend& be, SerialBackend& ref, const std::vector<Case>& cas
         d.dx.poison();
         d.dw.poison();
         d.db.poison();
-        cuda::conv2d_fused_backward(ctx, c.s, c.epi, d.x.get(), d.w.get(), d.act_out.get(),
+        cuda::conv2d_fused_backward(be, c.s, c.epi, d.x.get(), d.w.get(), d.act_out.get(),
                                     d.dy.get(), d.scratch.get(), want_dx ? d.dx.get() : nullptr,
                                     d.dw.get(), d.db.get(), plan);
         const std::string tag = c.name + " bwd " + vname + (want_dx ? "" : " (no dx)");
@@ -183,7 +183,7 @@ void time_case(CudaBackend& be, SerialBackend& ref, const Case& c) {
     d.y.poison();
     d.act_out.poison();
     const double us = time_graph_us(be, [&] {
-      cuda::conv2d_fused_forward(ctx, s, c.epi, d.x.get(), d.w.get(), d.b.get(), d.act_out.get(), y, plan);
+      cuda::conv2d_fused_forward(be, s, c.epi, d.x.get(), d.w.get(), d.b.get(), d.act_out.get(), y, plan);
     });
     const double err = std::max(rel_error(in_place ? d.act_out.download() : d.y.download(), r.y),
                                 rel_error(d.act_out.download(), r.act_out));
@@ -216,7 +216,7 @@ void time_case(CudaBackend& be, SerialBackend& ref, const Case& c) {
     d.dw.poison();
     d.db.poison();
     const double us = time_graph_us(be, [&] {
-      cuda::conv2d_fused_backward(ctx, s, c.epi, d.x.get(), d.w.get(), d.act_out.get(), d.dy.get(),
+      cuda::conv2d_fused_backward(be, s, c.epi, d.x.get(), d.w.get(), d.act_out.get(), d.dy.get(),
                                   d.scratch.get(), dx, d.dw.get(), d.db.get(), plan);
     });
     const double err = bwd_err();

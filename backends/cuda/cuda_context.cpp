@@ -1,0 +1,150 @@
+// The GPU context: device selection, the stream, graph capture and replay, scratch retirement and
+// the reduction counters.
+#include "backends/cuda/cuda_context.hpp"
+
+#include <string>
+#include <utility>
+
+#include "backends/cuda/cuda_check.hpp"
+
+namespace pcnn::cuda {
+
+void* malloc_device(size_t bytes) {
+  void* p = nullptr;
+  const cudaError_t err = cudaMalloc(&p, bytes);
+  if (err != cudaSuccess) {
+    cudaGetLastError();  // out of memory is not sticky, but the next launch check would see it
+    const std::string call = "cudaMalloc of " + std::to_string(bytes) + " bytes";
+    throw_cuda_error(err, call.c_str(), __FILE__, __LINE__);
+  }
+  return p;
+}
+
+CudaContext::CudaContext(int device) : device_(device) {
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess || count == 0) {
+    cudaGetLastError();  // clear the sticky "no device" state for whoever asks next
+    throw Unavailable(std::string("no CUDA GPU: ") +
+                      (err != cudaSuccess ? cudaGetErrorString(err) : "no device found"));
+  }
+  if (device < 0 || device >= count)
+    throw Unavailable("no CUDA GPU: device " + std::to_string(device) + " asked for, " +
+                      std::to_string(count) + " present");
+  try {
+    PCNN_CUDA_CHECK(cudaSetDevice(device));
+    cudaDeviceProp prop{};
+    PCNN_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    name_ = prop.name;
+    sm_count_ = prop.multiProcessorCount;
+    PCNN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    counters_ = static_cast<unsigned*>(malloc_device(kCounters * sizeof(unsigned)));
+    PCNN_CUDA_CHECK(cudaMemsetAsync(counters_, 0, kCounters * sizeof(unsigned), stream_));
+    PCNN_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+CudaContext::~CudaContext() { release(); }
+
+void CudaContext::release() noexcept {
+  // Errors are ignored on purpose: a destructor must not throw, and after a sticky error every
+  // call below fails anyway. Owners of other scratch (cudnn) have freed theirs by now.
+  cudaSetDevice(device_);
+  abandon_capture();
+  if (stream_) cudaStreamSynchronize(stream_);
+  if (graph_) cudaGraphExecDestroy(graph_);
+  graph_ = nullptr;
+  free_retired();
+  cudaFree(counters_);
+  counters_ = nullptr;
+  if (stream_) cudaStreamDestroy(stream_);
+  stream_ = nullptr;
+}
+
+void CudaContext::bind() const {
+  int current = -1;
+  PCNN_CUDA_CHECK(cudaGetDevice(&current));
+  if (current != device_) PCNN_CUDA_CHECK(cudaSetDevice(device_));
+}
+
+// ---- whole-step graphs ------------------------------------------------------------------
+
+bool CudaContext::capturing() const {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  PCNN_CUDA_CHECK(cudaStreamIsCapturing(stream_, &status));
+  return status != cudaStreamCaptureStatusNone;
+}
+
+void CudaContext::begin_capture() {
+  PCNN_CHECK(!capturing(), "graph_begin_capture: the stream is already being captured");
+  PCNN_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+}
+
+void CudaContext::end_capture() {
+  cudaGraph_t graph = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);
+  if (ended != cudaSuccess) {
+    if (graph) cudaGraphDestroy(graph);
+    throw_cuda_error(ended, "cudaStreamEndCapture", __FILE__, __LINE__);
+  }
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t instantiated = cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphDestroy(graph);  // the executable graph keeps what it needs
+  PCNN_CUDA_CHECK(instantiated);
+  if (cudaGraphExec_t old = std::exchange(graph_, exec)) {
+    // The old graph may still be replaying; once it is gone nothing reads the retired scratch
+    // (the new one was captured after they were retired).
+    PCNN_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    PCNN_CUDA_CHECK(cudaGraphExecDestroy(old));
+    free_retired();
+  }
+  PCNN_CUDA_CHECK(cudaGraphUpload(graph_, stream_));
+}
+
+void CudaContext::launch_graph() {
+  PCNN_CHECK(graph_, "graph_launch: no graph has been captured");
+  PCNN_CUDA_CHECK(cudaGraphLaunch(graph_, stream_));
+}
+
+void CudaContext::abandon_capture() noexcept {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (!stream_ || cudaStreamIsCapturing(stream_, &status) != cudaSuccess ||
+      status == cudaStreamCaptureStatusNone)
+    return;
+  cudaGraph_t abandoned = nullptr;
+  cudaStreamEndCapture(stream_, &abandoned);
+  if (abandoned) cudaGraphDestroy(abandoned);
+  cudaGetLastError();  // the failed capture's error is not sticky; clear it
+}
+
+// ---- scratch ------------------------------------------------------------------------------
+
+float* CudaContext::scratch(size_t floats) {
+  return static_cast<float*>(scratch_.ensure(floats * sizeof(float), floats / 2 * sizeof(float)));
+}
+
+unsigned* CudaContext::counters(size_t count) {
+  PCNN_CHECK(count <= kCounters, "cuda backend: " << count << " reduction counters asked for, "
+                                                  << kCounters << " exist");
+  return counters_;
+}
+
+void CudaContext::retire(void* buffer) {
+  if (!buffer) return;
+  PCNN_CUDA_CHECK(cudaStreamSynchronize(stream_));  // queued work may still use it
+  if (graph_) {
+    retired_.push_back(buffer);
+  } else {
+    PCNN_CUDA_CHECK(cudaFree(buffer));
+  }
+}
+
+void CudaContext::free_retired() noexcept {
+  for (void* p : retired_) cudaFree(p);
+  retired_.clear();
+}
+
+}  // namespace pcnn::cuda
