@@ -10,7 +10,7 @@
 #include "models/model.hpp"
 #include "report/number_format.hpp"
 #include "report/training_log.hpp"
-#include "report/unavailable_reason.hpp"
+#include "backends/unavailable_reason.hpp"
 #include "tests/harness.hpp"
 #include "tests/synthetic.hpp"
 #include "train/trainer.hpp"

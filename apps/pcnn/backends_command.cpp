@@ -6,7 +6,7 @@
 #include "apps/pcnn/options.hpp"
 #include "backends/registry.hpp"
 #include "core/check.hpp"
-#include "report/unavailable_reason.hpp"
+#include "backends/unavailable_reason.hpp"
 
 namespace pcnn::cli {
 
@@ -27,21 +27,17 @@ void print_table(const std::vector<Row>& rows) {
 }
 
 int list_backends(int threads) {
-  std::vector<Row> rows = {{"backend", "usable", "what it is", "runs on (or why not)"}};
+  std::vector<Row> rows = {{"backend", "usable", "what it is", "traits", "runs on (or why not)"}};
   for (const auto& e : compiled_backends()) {
     BackendOptions opts;
     opts.threads = threads;
     try {
-      rows.push_back({e.name, "yes", e.summary, e.create(opts)->device_name()});
+      rows.push_back({e.name, "yes", e.summary, describe_traits(e), e.create(opts)->device_name()});
     } catch (const Unavailable& u) {
-      rows.push_back({e.name, "no", e.summary, unavailable_reason(e.name, u.what())});
+      rows.push_back({e.name, "no", e.summary, describe_traits(e), unavailable_reason(e.name, u.what())});
     }
   }
   print_table(rows);
-  std::printf("\n");
-  std::vector<Row> traits = {{"backend", "traits"}};
-  for (const auto& e : compiled_backends()) traits.push_back({e.name, describe_traits(e)});
-  print_table(traits);
   for (const auto& e : known_backends())
     if (!e.create) std::printf("not compiled in: %s (%s)\n", e.name.c_str(), e.not_built_why.c_str());
   return kExitSuccess;

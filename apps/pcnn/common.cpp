@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/check.hpp"
-#include "report/unavailable_reason.hpp"
+#include "backends/unavailable_reason.hpp"
 
 namespace pcnn::cli {
 

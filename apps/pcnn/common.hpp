@@ -11,7 +11,7 @@
 namespace pcnn::cli {
 
 // "" picks the fastest backend usable here. Prints nothing; throws Error, or Unavailable with
-// the reason said plainly (report/unavailable_reason.hpp).
+// the reason said plainly (backends/unavailable_reason.hpp).
 std::unique_ptr<Backend> open_backend(const std::string& name, int threads);
 
 // A built-in model name, or a path to a JSON spec file.

@@ -6,7 +6,7 @@ namespace pcnn {
 
 BackendTraits cudnn_backend_traits() {
   BackendTraits t;
-  t.summary = "vendor libraries: cuDNN convolutions, cuBLAS GEMM";
+  t.summary = "cuda with library kernels: cuDNN convolutions, pooling, bias; cuBLAS GEMM";
   t.kind = BackendKind::Gpu;
   t.reference = "serial";
   return t;

@@ -1,9 +1,11 @@
 // The CUDA runtime answers "driver version is insufficient" both when the driver is too old and
 // when there is none at all, so the driver library is asked directly (through dlopen: this file
 // builds without CUDA, and a machine without the driver has no libcuda to link against).
-#include "report/unavailable_reason.hpp"
+#include "backends/unavailable_reason.hpp"
 
 #include <dlfcn.h>
+
+#include "backends/registry.hpp"
 
 namespace pcnn {
 
@@ -50,7 +52,8 @@ std::string unavailable_reason(const std::string& backend, const std::string& wh
   const std::string reason = what.compare(0, prefix.size(), prefix) == 0
                                  ? what.substr(prefix.size())
                                  : what;
-  if (backend != "cuda" && backend != "cudnn" && !mentions_cuda(reason)) return reason;
+  const bool gpu = find_backend(backend) && find_backend(backend)->kind == BackendKind::Gpu;
+  if (!gpu && !mentions_cuda(reason)) return reason;
   const GpuDriver d = probe_gpu_driver();
   if (!d.found) return "no NVIDIA driver is installed here (libcuda.so.1 not found)";
   if (d.runtime_version > d.driver_version)
