@@ -81,6 +81,7 @@ std::string fastest_usable_backend(const BackendOptions& opts) {
 std::string describe_traits(const BackendEntry& e) {
   std::string s = to_string(e.kind);
   if (e.sequential) s += ", one thread";
+  if (!e.bitwise_repeatable) s += ", not bitwise repeatable";
   if (e.reference.empty()) s += "; the ground truth";
   if (!e.compared_with.empty()) {
     s += "; compared with ";

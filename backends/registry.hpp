@@ -40,6 +40,8 @@ struct BackendTraits {
   // Cannot be set up twice in one process with different settings (Kokkos 3.4): a thread-count
   // sweep runs each count in a child process.
   bool one_setting_per_process = false;
+  // Two runs with the same settings give the same bits (no atomics, no timed algorithm choice).
+  bool bitwise_repeatable = true;
   // Its results are tested against this backend's; "" = it is the ground truth.
   std::string reference;
   // Its head-to-head partners in the bench tables (this one's speed against each of theirs).

@@ -118,8 +118,16 @@ TEST_CASE("progress reports: when asked, counted right, and the training unchang
   std::vector<StepProgress> none, reports;
   const auto [quiet_params, quiet_stats] = train(false, none);
   const auto [params, stats] = train(true, reports);
-  CHECK(params == quiet_params);  // bit for bit: a report only reads
-  CHECK(stats.train_loss == quiet_stats.train_loss);
+  // A report only reads: bit for bit the same training where the backend repeats itself bitwise.
+  if (backend_entry(backend().name()).bitwise_repeatable) {
+    CHECK(params == quiet_params);
+    CHECK(stats.train_loss == quiet_stats.train_loss);
+  } else {
+    REQUIRE(params.size() == quiet_params.size());
+    for (size_t i = 0; i < params.size(); ++i)
+      CHECK(params[i] == doctest::Approx(quiet_params[i]).epsilon(1e-3));
+    CHECK(stats.train_loss == doctest::Approx(quiet_stats.train_loss).epsilon(1e-4));
+  }
   REQUIRE(reports.size() == 4);  // steps 5 and 10 of each epoch
   for (size_t i = 0; i < reports.size(); ++i) {
     const StepProgress& p = reports[i];

@@ -1,6 +1,6 @@
 // Elementwise ops of the cuda backend (cudnn inherits them): fill, bias add, bias gradient,
-// activations. The activation is evaluated at run time from core/activation_math.hpp (the same
-// table every backend reads), so a new activation needs no edit here.
+// activations. Activation kernels are instantiated per row of the table in core/vocabulary.hpp
+// through dispatch_activation, so a new activation needs no edit here.
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_check.hpp"
@@ -49,20 +49,21 @@ __global__ void bias_backward_kernel_block(int N, int C, int HW, const float* dy
   if (threadIdx.x == 0) db[c] = total;
 }
 
-// y (n) = act(x)
-__global__ void activation_forward_kernel_plain(Activation act, size_t n, const float* x,
-                                                float* y) {
+// y (n) = act(x); templated through dispatch_activation, so the formula folds into the loop
+template <Activation A>
+__global__ void activation_forward_kernel_plain(size_t n, const float* x, float* y) {
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-    y[i] = activate(act, x[i]);
+    y[i] = activate<A>(x[i]);
 }
 
 // y, dy (n) -> dx (n) = dy * act'(y)
-__global__ void activation_backward_kernel_plain(Activation act, size_t n, const float* y,
-                                                 const float* dy, float* dx) {
+template <Activation A>
+__global__ void activation_backward_kernel_plain(size_t n, const float* y, const float* dy,
+                                                 float* dx) {
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-    dx[i] = dy[i] * activation_derivative(act, y[i]);
+    dx[i] = dy[i] * activation_derivative<A>(y[i]);
 }
 
 constexpr int kThreads = 256;
@@ -105,8 +106,11 @@ void CudaBackend::bias_backward(int N, int C, int HW, const float* dy, float* db
 void CudaBackend::activation_forward(Activation act, size_t n, const float* x, float* y) {
   ctx_.bind();
   if (n == 0) return;
-  cuda::activation_forward_kernel_plain<<<cuda::grid_for(n, cuda::kThreads, ctx_.sm_count()),
-                                          cuda::kThreads, 0, ctx_.stream()>>>(act, n, x, y);
+  const int blocks = cuda::grid_for(n, cuda::kThreads, ctx_.sm_count());
+  dispatch_activation(act, [&](auto tag) {
+    cuda::activation_forward_kernel_plain<decltype(tag)::value>
+        <<<blocks, cuda::kThreads, 0, ctx_.stream()>>>(n, x, y);
+  });
   PCNN_CUDA_CHECK_LAUNCH("activation_forward_kernel_plain");
 }
 
@@ -114,9 +118,11 @@ void CudaBackend::activation_backward(Activation act, size_t n, const float* y, 
                                       float* dx) {
   ctx_.bind();
   if (n == 0) return;
-  cuda::activation_backward_kernel_plain<<<cuda::grid_for(n, cuda::kThreads, ctx_.sm_count()),
-                                           cuda::kThreads, 0, ctx_.stream()>>>(act, n, y, dy,
-                                                                               dx);
+  const int blocks = cuda::grid_for(n, cuda::kThreads, ctx_.sm_count());
+  dispatch_activation(act, [&](auto tag) {
+    cuda::activation_backward_kernel_plain<decltype(tag)::value>
+        <<<blocks, cuda::kThreads, 0, ctx_.stream()>>>(n, y, dy, dx);
+  });
   PCNN_CUDA_CHECK_LAUNCH("activation_backward_kernel_plain");
 }
 

@@ -9,6 +9,8 @@ BackendTraits cudnn_backend_traits() {
   t.summary = "cuda with library kernels: cuDNN convolutions, pooling, bias; cuBLAS GEMM";
   t.kind = BackendKind::Gpu;
   t.reference = "serial";
+  // cudnnFind times the algorithms on first use, and some of them sum with atomics.
+  t.bitwise_repeatable = false;
   return t;
 }
 
