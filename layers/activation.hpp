@@ -1,4 +1,5 @@
-// Stand-alone element-wise activations (ReLU, Tanh, Sigmoid), for unfused models.
+// Stand-alone element-wise activations (any row of the table in core/vocabulary.hpp), for unfused
+// models.
 #pragma once
 
 #include "layers/layer.hpp"

@@ -8,18 +8,21 @@
 
 namespace pcnn {
 
-Conv2D::Conv2D(FeatureShape in, const Conv2dParams& p) : p_(p) {
+Conv2D::Conv2D(FeatureShape in, const Conv2dParams& p)
+    : WeightedLayer(p.maps, in.c * p.kernel * p.kernel, p.maps * p.kernel * p.kernel, p.init),
+      p_(p) {
   in_ = in;
   const Conv2dShape s = shape(1);
   PCNN_CHECK(s.P() >= 1 && s.Q() >= 1, "conv " << p.kernel << "x" << p.kernel << " does not fit a "
                                               << in.h << "x" << in.w << " input");
   out_ = {p.maps, s.P(), s.Q()};
   if (p.epilogue.pool != PoolKind::None) {
-    const int w = p.epilogue.pool_window, st = p.epilogue.pool_stride;
+    const int w = p.epilogue.pool_window;
     PCNN_CHECK(out_.h >= w && out_.w >= w, "pool " << w << " does not fit a " << out_.h << "x"
                                                    << out_.w << " feature map");
-    out_.h = (out_.h - w) / st + 1;
-    out_.w = (out_.w - w) / st + 1;
+    const Pool2dShape ps = pooled_shape(s, p.epilogue);
+    out_.h = ps.P();
+    out_.w = ps.Q();
   }
 }
 
@@ -39,19 +42,6 @@ std::string Conv2D::describe() const {
   if (p_.epilogue.pool != PoolKind::None)
     os << " +" << pool_name(p_.epilogue.pool) << " " << p_.epilogue.pool_window;
   return os.str();
-}
-
-void Conv2D::bind(float* params, float* grads) {
-  w_ = params;
-  b_ = params + weight_count();
-  dw_ = grads;
-  db_ = grads + weight_count();
-}
-
-void Conv2D::init_params(Rng& rng, float* host) const {
-  const int k2 = p_.kernel * p_.kernel;
-  init_weights(rng, p_.init, in_.c * k2, p_.maps * k2, host, weight_count());
-  for (int k = 0; k < p_.maps; ++k) host[weight_count() + k] = 0.f;
 }
 
 void Conv2D::setup(Backend& be, int max_batch) {

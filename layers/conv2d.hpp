@@ -13,13 +13,10 @@ struct Conv2dParams {
   InitKind init = InitKind::Xavier;
 };
 
-class Conv2D : public Layer {
+class Conv2D : public WeightedLayer {
  public:
   Conv2D(FeatureShape in, const Conv2dParams& p);
   std::string describe() const override;
-  size_t param_count() const override { return weight_count() + size_t(p_.maps); }
-  void bind(float* params, float* grads) override;
-  void init_params(Rng& rng, float* host) const override;
   void setup(Backend& be, int max_batch) override;
   void forward(Backend& be, int N, const float* x, float* y) override;
   void backward(Backend& be, int N, const float* x, const float* y, const float* dy,
@@ -30,9 +27,7 @@ class Conv2D : public Layer {
   const Conv2dParams& params() const { return p_; }
 
  private:
-  size_t weight_count() const { return size_t(p_.maps) * in_.c * p_.kernel * p_.kernel; }
   Conv2dParams p_;
-  float *w_ = nullptr, *b_ = nullptr, *dw_ = nullptr, *db_ = nullptr;
   DeviceArray<float> act_out_;  // act(conv(x)) before pooling, kept for backward (pool only)
   DeviceArray<float> scratch_;  // d(act_out) in the composed backward
 };

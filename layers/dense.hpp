@@ -6,24 +6,18 @@
 
 namespace pcnn {
 
-class Dense : public Layer {
+class Dense : public WeightedLayer {
  public:
   Dense(FeatureShape in, int units, Activation act, InitKind init);
   std::string describe() const override;
-  size_t param_count() const override { return size_t(units_) * (in_.size() + 1); }
-  void bind(float* params, float* grads) override;
-  void init_params(Rng& rng, float* host) const override;
   void setup(Backend& be, int max_batch) override;
   void forward(Backend& be, int N, const float* x, float* y) override;
   void backward(Backend& be, int N, const float* x, const float* y, const float* dy,
                 float* dx) override;
-  double forward_flops(int N) const override { return 2.0 * N * double(in_.size()) * units_; }
+  double forward_flops(int N) const override { return 2.0 * N * double(in_.size()) * units(); }
 
  private:
-  int units_;
   Activation act_;
-  InitKind init_;
-  float *w_ = nullptr, *b_ = nullptr, *dw_ = nullptr, *db_ = nullptr;
   DeviceArray<float> scratch_;  // d(pre-activation)
 };
 

@@ -54,4 +54,33 @@ class Layer {
 // Kaiming-normal (ReLU follows) or Xavier-uniform weights; biases start at zero.
 void init_weights(Rng& rng, InitKind kind, int fan_in, int fan_out, float* w, size_t n);
 
+// A layer with parameters: `units` rows of fan_in weights, then one bias per unit, in that order
+// in the model's arenas (Conv2D: units = maps, fan_in = C*R*S; Dense: units = out, fan_in = in).
+class WeightedLayer : public Layer {
+ public:
+  size_t param_count() const override { return weight_count() + size_t(units_); }
+  void bind(float* params, float* grads) override {
+    w_ = params;
+    b_ = params + weight_count();
+    dw_ = grads;
+    db_ = grads + weight_count();
+  }
+  void init_params(Rng& rng, float* host) const override {
+    init_weights(rng, init_, fan_in_, fan_out_, host, weight_count());
+    for (int k = 0; k < units_; ++k) host[weight_count() + k] = 0.f;
+  }
+
+ protected:
+  WeightedLayer(int units, int fan_in, int fan_out, InitKind init)
+      : units_(units), fan_in_(fan_in), fan_out_(fan_out), init_(init) {}
+  int units() const { return units_; }
+  size_t weight_count() const { return size_t(units_) * size_t(fan_in_); }
+
+  float *w_ = nullptr, *b_ = nullptr, *dw_ = nullptr, *db_ = nullptr;
+
+ private:
+  int units_, fan_in_, fan_out_;  // fan_out: the initialisation's (Xavier's) output fan
+  InitKind init_;
+};
+
 }  // namespace pcnn

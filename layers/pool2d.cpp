@@ -11,7 +11,8 @@ Pool2D::Pool2D(FeatureShape in, PoolKind kind, int window, int stride)
   in_ = in;
   PCNN_CHECK(in.h >= window && in.w >= window,
              "pool " << window << " does not fit a " << in.h << "x" << in.w << " feature map");
-  out_ = {in.c, (in.h - window) / stride + 1, (in.w - window) / stride + 1};
+  const Pool2dShape s = shape(1);
+  out_ = {in.c, s.P(), s.Q()};
 }
 
 Pool2dShape Pool2D::shape(int N) const {

@@ -164,14 +164,15 @@ void KokkosBackend::conv_forward_impl(const Conv2dShape& s, const float* x, cons
   const int Hp = s.H + 2 * s.pad, Wp = s.W + 2 * s.pad;
   const float* xp = padded_input(s, x);
   const GemmPlan g = plan_gemm(s.K, s.N * PQ, CRS);
-  GemmEpilogue epi;
-  epi.row_bias = b;
-  epi.act = act;
-  run_gemm("pcnn::conv2d_forward", g, matrix(w, CRS, false),
-           gather(xp, WindowMap{s.R, s.S, Wp, Hp * Wp, false},
-                  PixelMap{P, Q, s.stride, Wp, s.C * Hp * Wp}),
-           GemmOutput<BlockMap>{y, PQ, BlockMap{PQ, s.K * PQ}}, epi,
-           workspace(kPartials, g.partial_floats()));
+  dispatch_activation(act, [&](auto tag) {
+    GemmEpilogue<decltype(tag)::value> epi;
+    epi.row_bias = b;
+    run_gemm("pcnn::conv2d_forward", g, matrix(w, CRS, false),
+             gather(xp, WindowMap{s.R, s.S, Wp, Hp * Wp, false},
+                    PixelMap{P, Q, s.stride, Wp, s.C * Hp * Wp}),
+             GemmOutput<BlockMap>{y, PQ, BlockMap{PQ, s.K * PQ}}, epi,
+             workspace(kPartials, g.partial_floats()));
+  });
 }
 
 void KokkosBackend::conv2d_forward(const Conv2dShape& s, const float* x, const float* w,
@@ -213,7 +214,7 @@ void KokkosBackend::conv2d_backward_data(const Conv2dShape& s, const float* dy, 
     run_gemm("pcnn::conv2d_backward_data", g, gather(w, StridedMap{RS}, BlockMap{RS, CRS}),
              gather(dyp, WindowMap{s.R, s.S, Qp, Pp * Qp, true},
                     PixelMap{s.H, s.W, 1, Qp, s.K * Pp * Qp}),
-             GemmOutput<BlockMap>{dx, HW, BlockMap{HW, s.C * HW}}, GemmEpilogue{},
+             GemmOutput<BlockMap>{dx, HW, BlockMap{HW, s.C * HW}}, GemmEpilogue<>{},
              workspace(kPartials, g.partial_floats()));
     return;
   }
@@ -224,7 +225,7 @@ void KokkosBackend::conv2d_backward_data(const Conv2dShape& s, const float* dy, 
   const GemmPlan g = plan_gemm(CRS, int(cols), s.K);
   run_gemm("pcnn::conv2d_backward_data", g, matrix(w, CRS, true),
            gather(dy, StridedMap{PQ}, BlockMap{PQ, s.K * PQ}),
-           GemmOutput<StridedMap>{col, int(cols), StridedMap{1}}, GemmEpilogue{},
+           GemmOutput<StridedMap>{col, int(cols), StridedMap{1}}, GemmEpilogue<>{},
            workspace(kPartials, g.partial_floats()));
   const Conv2dShape sh = s;
   Kokkos::parallel_for("pcnn::conv2d_backward_data[col2im]", row_policy(size_t(s.N) * s.C * s.H),
@@ -272,7 +273,7 @@ void KokkosBackend::conv2d_backward_weights(const Conv2dShape& s, const float* x
              gather(dy, StridedMap{PQ}, BlockMap{PQ, s.K * PQ}),
              gather(xp, PixelMap{P, Q, s.stride, Wp, s.C * Hp * Wp},
                     WindowMap{s.R, s.S, Wp, Hp * Wp, false}),
-             GemmOutput<StridedMap>{dw, CRS, StridedMap{1}}, GemmEpilogue{},
+             GemmOutput<StridedMap>{dw, CRS, StridedMap{1}}, GemmEpilogue<>{},
              workspace(kPartials, g.partial_floats()));
   }
   if (db) bias_backward(s.N, s.K, PQ, dy, db);
@@ -398,10 +399,7 @@ void KokkosBackend::conv2d_fused_forward(const Conv2dShape& s, const ConvEpilogu
                                          float* act_out, float* y) {
   conv_forward_impl(s, x, w, b, epi.act, act_out);
   if (epi.pool != PoolKind::None) {
-    Pool2dShape p;
-    p.N = s.N; p.C = s.K; p.H = s.P(); p.W = s.Q();
-    p.window = epi.pool_window; p.stride = epi.pool_stride;
-    pool2d_forward(epi.pool, p, act_out, y);
+    pool2d_forward(epi.pool, pooled_shape(s, epi), act_out, y);
   } else if (y != act_out) {
     copy(y, act_out, s.y_size() * sizeof(float));
   }
@@ -415,10 +413,7 @@ void KokkosBackend::conv2d_fused_backward(const Conv2dShape& s, const ConvEpilog
                                           float* db) {
   const float* d_pre = dy;
   if (epi.pool != PoolKind::None) {
-    Pool2dShape p;
-    p.N = s.N; p.C = s.K; p.H = s.P(); p.W = s.Q();
-    p.window = epi.pool_window; p.stride = epi.pool_stride;
-    kk::pool2d_backward(epi.pool, p, act_out, dy, epi.act, scratch);
+    kk::pool2d_backward(epi.pool, pooled_shape(s, epi), act_out, dy, epi.act, scratch);
     d_pre = scratch;
   } else if (epi.act != Activation::None) {
     activation_backward(epi.act, s.y_size(), act_out, dy, scratch);

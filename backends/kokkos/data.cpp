@@ -5,21 +5,20 @@
 
 namespace pcnn {
 
-using namespace kk;
+namespace kk {
 
-// dataset (count,height,width) uint8 -> x (batch,1,out_h,out_w), y (batch); batch *step % spe of
-// epoch *step / spe, in the shuffled order of core/shuffle.hpp
-void KokkosBackend::gather_train_batch(const DeviceDataset& data, const int32_t* step,
-                                       int steps_per_epoch, uint32_t seed,
-                                       const BatchLayout& layout, float* x, int32_t* y) {
+// x (batch,1,out_h,out_w), y (batch) from dataset samples sample_of(j), j < batch. sample_of
+// runs once per sample, on the device.
+template <class SampleOf>
+void gather_samples(const char* label, const DeviceDataset& data, const BatchLayout& layout,
+                    const SampleOf& sample_of, float* x, int32_t* y) {
   const DeviceDataset d = data;
   const BatchLayout l = layout;
   const int pixels = l.out_h * l.out_w;
-  Kokkos::parallel_for("pcnn::gather_train_batch", TeamPolicy(l.batch, row_team_size()),
+  Kokkos::parallel_for(label, TeamPolicy(l.batch, row_team_size()),
                        KOKKOS_LAMBDA(const Member& team) {
     const int j = team.league_rank();
-    const TrainBatchPosition pos = train_batch_position(*step, steps_per_epoch, l.batch, seed);
-    const uint32_t src = shuffle_index(pos.first + j, d.count, pos.key);
+    const uint32_t src = sample_of(j);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, pixels), [&](int e) {
       x[size_t(j) * pixels + e] = batch_pixel(d, l, src, e);
     });
@@ -27,20 +26,26 @@ void KokkosBackend::gather_train_batch(const DeviceDataset& data, const int32_t*
   });
 }
 
+}  // namespace kk
+
+// dataset (count,height,width) uint8 -> x (batch,1,out_h,out_w), y (batch); batch *step % spe of
+// epoch *step / spe, in the shuffled order of core/shuffle.hpp
+void KokkosBackend::gather_train_batch(const DeviceDataset& data, const int32_t* step,
+                                       int steps_per_epoch, uint32_t seed,
+                                       const BatchLayout& layout, float* x, int32_t* y) {
+  const int batch = layout.batch;
+  const uint32_t count = data.count;
+  kk::gather_samples("pcnn::gather_train_batch", data, layout, KOKKOS_LAMBDA(int j) -> uint32_t {
+    const TrainBatchPosition pos = train_batch_position(*step, steps_per_epoch, batch, seed);
+    return shuffle_index(pos.first + j, count, pos.key);
+  }, x, y);
+}
+
 // samples first .. first+batch-1 in order -> x (batch,1,out_h,out_w), y (batch)
 void KokkosBackend::gather_batch(const DeviceDataset& data, int first, const BatchLayout& layout,
                                  float* x, int32_t* y) {
-  const DeviceDataset d = data;
-  const BatchLayout l = layout;
-  const int pixels = l.out_h * l.out_w;
-  Kokkos::parallel_for("pcnn::gather_batch", TeamPolicy(l.batch, row_team_size()),
-                       KOKKOS_LAMBDA(const Member& team) {
-    const int j = team.league_rank();
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, pixels), [&](int e) {
-      x[size_t(j) * pixels + e] = batch_pixel(d, l, uint32_t(first + j), e);
-    });
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { y[j] = d.labels[first + j]; });
-  });
+  kk::gather_samples("pcnn::gather_batch", data, layout,
+                     KOKKOS_LAMBDA(int j) -> uint32_t { return uint32_t(first + j); }, x, y);
 }
 
 }  // namespace pcnn

@@ -61,32 +61,39 @@ GemmPlan plan_gemm(int M, int N, int K) {
 
 }  // namespace kk
 
+// C (M,N), row stride ldc = epi(op(A) op(B)) for row-major A and B: one planned run of the
+// shared engine, its split-K partial sums in the kPartials slot.
+template <class Epilogue>
+void KokkosBackend::matrix_gemm(const char* label, bool trans_a, bool trans_b, int M, int N, int K,
+                                const float* A, int lda, const float* B, int ldb, float* C, int ldc,
+                                const Epilogue& epi) {
+  using namespace kk;
+  const GemmPlan g = plan_gemm(M, N, K);
+  run_gemm(label, g, matrix(A, lda, trans_a), matrix(B, ldb, trans_b),
+           GemmOutput<StridedMap>{C, ldc, StridedMap{1}}, epi,
+           workspace(kPartials, g.partial_floats()));
+}
+
 // C(M,N) = alpha op(A)(M,K) op(B)(K,N) + beta C; row-major, lda/ldb/ldc row strides
 void KokkosBackend::gemm(bool trans_a, bool trans_b, int M, int N, int K, float alpha,
                          const float* A, int lda, const float* B, int ldb, float beta, float* C,
                          int ldc) {
-  using namespace kk;
-  // alpha == 0 must not read A or B (they may hold anything): plan an empty reduction.
-  const GemmPlan g = plan_gemm(M, N, alpha == 0.f ? 0 : K);
-  GemmEpilogue epi;
+  kk::GemmEpilogue<> epi;
   epi.alpha = alpha;
   epi.beta = beta;
-  run_gemm("pcnn::gemm", g, matrix(A, lda, trans_a), matrix(B, ldb, trans_b),
-           GemmOutput<StridedMap>{C, ldc, StridedMap{1}}, epi,
-           workspace(kPartials, g.partial_floats()));
+  // alpha == 0 must not read A or B (they may hold anything): plan an empty reduction.
+  matrix_gemm("pcnn::gemm", trans_a, trans_b, M, N, alpha == 0.f ? 0 : K, A, lda, B, ldb, C, ldc,
+              epi);
 }
 
 // x (N,in), w (out,in), b (out) -> y (N,out) = act(x w^T + b)
 void KokkosBackend::linear_forward(int N, int in, int out, Activation act, const float* x,
                                    const float* w, const float* b, float* y) {
-  using namespace kk;
-  const GemmPlan g = plan_gemm(N, out, in);
-  GemmEpilogue epi;
-  epi.col_bias = b;
-  epi.act = act;
-  run_gemm("pcnn::linear_forward", g, matrix(x, in, false), matrix(w, in, true),
-           GemmOutput<StridedMap>{y, out, StridedMap{1}}, epi,
-           workspace(kPartials, g.partial_floats()));
+  dispatch_activation(act, [&](auto tag) {
+    kk::GemmEpilogue<decltype(tag)::value> epi;
+    epi.col_bias = b;
+    matrix_gemm("pcnn::linear_forward", false, true, N, out, in, x, in, w, in, y, out, epi);
+  });
 }
 
 }  // namespace pcnn

@@ -134,18 +134,20 @@ struct GemmOutput {
 };
 
 // C = act(alpha * acc + beta * C + row_bias[i] + col_bias[j]); C is not read when beta == 0.
+// The activation is a template argument, chosen where the GEMM is launched (dispatch_activation),
+// so every epilogue is compiled for its own activation.
+template <Activation A = Activation::None>
 struct GemmEpilogue {
   float alpha = 1.f, beta = 0.f;
   const float* row_bias = nullptr;
   const float* col_bias = nullptr;
-  Activation act = Activation::None;
 
   KOKKOS_INLINE_FUNCTION float apply(float acc, int i, int j, const float* c) const {
     float v = alpha * acc;
     if (beta != 0.f) v += beta * *c;
     if (row_bias) v += row_bias[i];
     if (col_bias) v += col_bias[j];
-    return activate(act, v);
+    return activate<A>(v);
   }
 
   // apply() over row[0..n) of output row i, columns j0.., in place; old C at dst[cols[j]]. The
@@ -159,18 +161,8 @@ struct GemmEpilogue {
       for (int j = 0; j < n; ++j) row[j] += row_bias[i];
     if (col_bias)
       for (int j = 0; j < n; ++j) row[j] += col_bias[j0 + j];
-    switch (act) {
-      case Activation::None: break;
-      case Activation::ReLU:
-        for (int j = 0; j < n; ++j) row[j] = activate(Activation::ReLU, row[j]);
-        break;
-      case Activation::Tanh:
-        for (int j = 0; j < n; ++j) row[j] = activate(Activation::Tanh, row[j]);
-        break;
-      case Activation::Sigmoid:
-        for (int j = 0; j < n; ++j) row[j] = activate(Activation::Sigmoid, row[j]);
-        break;
-    }
+    if constexpr (A != Activation::None)
+      for (int j = 0; j < n; ++j) row[j] = activate<A>(row[j]);
   }
 };
 
@@ -290,14 +282,14 @@ KOKKOS_INLINE_FUNCTION void micro_tile(const float* A, int lda, const float* B, 
     for (int jj = 0; jj < NR; ++jj) C[ii * ldc + jj] = acc[ii][jj];
 }
 
-template <class OpA, class OpB, class OutCols>
+template <class OpA, class OpB, class OutCols, class Epilogue>
 struct TiledGemmKernel {
   static constexpr int MR = GemmConfig::MR, NR = GemmConfig::NR;
   GemmPlan g;
   OpA a;
   OpB b;
   GemmOutput<OutCols> out;
-  GemmEpilogue epi;
+  Epilogue epi;
   float* partial;  // (splits, M, N) when g.splits > 1
 
   static size_t scratch_bytes(const GemmPlan& g) {
@@ -430,11 +422,11 @@ struct TiledGemmKernel {
 
 // Runs a planned GEMM. partial: plan.partial_floats() floats of device scratch (or nullptr when
 // the plan has a single K slice).
-template <class OpA, class OpB, class OutCols>
+template <class OpA, class OpB, class OutCols, class Epilogue>
 void run_gemm(const std::string& label, const GemmPlan& g, const OpA& a, const OpB& b,
-              const GemmOutput<OutCols>& out, const GemmEpilogue& epi, float* partial) {
+              const GemmOutput<OutCols>& out, const Epilogue& epi, float* partial) {
   if (g.M <= 0 || g.N <= 0) return;
-  using Kernel = TiledGemmKernel<OpA, OpB, OutCols>;
+  using Kernel = TiledGemmKernel<OpA, OpB, OutCols, Epilogue>;
   const Kernel kernel{g, a, b, out, epi, g.splits > 1 ? partial : nullptr};
   TeamPolicy policy(g.tiles_m * g.tiles_n * g.splits, g.team_size);
   policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(g)));
@@ -444,7 +436,7 @@ void run_gemm(const std::string& label, const GemmPlan& g, const OpA& a, const O
   // C(i, j) = epilogue(sum of the slices' partial sums, in slice order).
   const int M = g.M, N = g.N, splits = g.splits;
   const GemmOutput<OutCols> o = out;
-  const GemmEpilogue e = epi;
+  const Epilogue e = epi;
   Kokkos::parallel_for(label + "[split_sum]", range(size_t(M) * N), KOKKOS_LAMBDA(size_t idx) {
     const int i = int(idx / N), j = int(idx % N);
     float acc = 0.f;

@@ -46,6 +46,13 @@ class KokkosBackend : public Backend {
 
   const float* padded_input(const Conv2dShape& s, const float* x);
 
+  // C (M,N) = epi(op(A) op(B)), all row-major: the contract's gemm and the dense forward pass
+  // (gemm.cpp; Epilogue is a kk::GemmEpilogue).
+  template <class Epilogue>
+  void matrix_gemm(const char* label, bool trans_a, bool trans_b, int M, int N, int K,
+                   const float* A, int lda, const float* B, int ldb, float* C, int ldc,
+                   const Epilogue& epi);
+
  public:  // holds a Kokkos lambda, which nvcc allows only in public member functions
   // The CPU weight gradient as a direct correlation (conv2d.cpp).
   void weight_grad_direct(const Conv2dShape& s, const float* x, const float* dy, float* dw);

@@ -71,36 +71,20 @@ void pool_forward_planes(bool is_max, const Pool2dShape& s, const float* x, floa
   });
 }
 
-// dx[i] *= act'(y[i]) over one row, i < n, across the thread's vector lanes; one loop per
-// activation so each loop vectorises.
-KOKKOS_INLINE_FUNCTION void scale_by_derivative(const Member& team, Activation act, float* dx,
-                                                const float* y, int n) {
-  switch (act) {
-    case Activation::ReLU:
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n), [&](int i) {
-        dx[i] *= activation_derivative(Activation::ReLU, y[i]);
-      });
-      break;
-    case Activation::Tanh:
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n), [&](int i) {
-        dx[i] *= activation_derivative(Activation::Tanh, y[i]);
-      });
-      break;
-    case Activation::Sigmoid:
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n), [&](int i) {
-        dx[i] *= activation_derivative(Activation::Sigmoid, y[i]);
-      });
-      break;
-    default: break;
-  }
+// dx[i] *= act'(y[i]) over one row, i < n, across the thread's vector lanes.
+template <Activation A>
+KOKKOS_INLINE_FUNCTION void scale_by_derivative(const Member& team, float* dx, const float* y,
+                                                int n) {
+  Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n),
+                       [&](int i) { dx[i] *= activation_derivative<A>(y[i]); });
 }
 
 // Windows tile the image: output row p owns input rows p*stride .. (p+1)*stride - 1 (the last
 // one also the rows below every window), each window its WIN x WIN block; pixels no window
-// covers get 0.
-template <int WIN>
+// covers get 0. Then, unless A is None, dx *= act'(x) (x is the activation's output).
+template <int WIN, Activation A>
 void pool_backward_tiling(bool is_max, const Pool2dShape& s, const float* x, const float* dy,
-                          Activation act, float* dx) {
+                          float* dx) {
   const int P = s.P(), Q = s.Q(), H = s.H, W = s.W, window = s.window, stride = s.stride;
   const float inv_area = 1.f / float(window * window);
   Kokkos::parallel_for("pcnn::pool2d_backward[tiling]", plane_policy(size_t(s.N) * s.C),
@@ -129,11 +113,11 @@ void pool_backward_tiling(bool is_max, const Pool2dShape& s, const float* x, con
                              [&](int w) { dxi[h * W + w] = 0.f; });
       }
     });
-    if (act == Activation::None) return;
+    if (A == Activation::None) return;
     // Then the activation derivative, row by row (a lane may scale what another lane wrote).
     team.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, H), [&](int h) {
-      scale_by_derivative(team, act, dxi + h * W, xi + h * W, W);
+      scale_by_derivative<A>(team, dxi + h * W, xi + h * W, W);
     });
   });
 }
@@ -186,9 +170,12 @@ void pool2d_backward(PoolKind kind, const Pool2dShape& s, const float* x, const 
                      Activation act, float* dx) {
   const bool is_max = kind == PoolKind::Max;
   if (s.stride != s.window) return pool_backward_gather(is_max, s, x, dy, act, dx);
-  if (s.window == 2) return pool_backward_tiling<2>(is_max, s, x, dy, act, dx);
-  if (s.window == 3) return pool_backward_tiling<3>(is_max, s, x, dy, act, dx);
-  pool_backward_tiling<0>(is_max, s, x, dy, act, dx);
+  dispatch_activation(act, [&](auto tag) {
+    constexpr Activation A = decltype(tag)::value;
+    if (s.window == 2) return pool_backward_tiling<2, A>(is_max, s, x, dy, dx);
+    if (s.window == 3) return pool_backward_tiling<3, A>(is_max, s, x, dy, dx);
+    pool_backward_tiling<0, A>(is_max, s, x, dy, dx);
+  });
 }
 
 }  // namespace kk

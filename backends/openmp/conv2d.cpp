@@ -56,13 +56,39 @@ void backward_weights_image(const Conv2dShape& s, const ConvTables& t, const flo
   }
 }
 
-Pool2dShape pool_plane_shape(const Conv2dShape& s, const ConvEpilogue& epi) {
-  Pool2dShape p;
-  p.H = s.P();
-  p.W = s.Q();
-  p.window = epi.pool_window;
-  p.stride = epi.pool_stride;
-  return p;
+// body(n, tid) for every image n < N: the batch split statically among the threads, each image
+// done whole by thread tid.
+template <class Body>
+void for_each_image(int N, int threads, const Body& body) {
+#pragma omp parallel num_threads(threads) if (N > 1)
+  {
+    const int tid = omp_get_thread_num();
+    const auto images = omp::share(N, omp_get_num_threads(), tid);
+    for (int n = images.begin; n < images.end; ++n) body(n, tid);
+  }
+}
+
+// Batch sums of the weight and bias gradients: body(n, first, dw_slot, db_slot, tid) sums image
+// n into its group's slot (first: n is the group's first image, so it overwrites); then the
+// slots are added in group order into dw (wn floats) and db (K floats, skipped if nullptr).
+template <class Body>
+void sum_over_images(omp::GroupPartials& partials, int N, int threads, size_t wn, int K,
+                     float* dw, float* db, const Body& body) {
+  partials.prepare(N, wn + size_t(K));
+#pragma omp parallel num_threads(threads) if (N > 1)
+  {
+    const int tid = omp_get_thread_num(), nt = omp_get_num_threads();
+    const int G = partials.groups();
+    for (int g = tid; g < G; g += nt) {
+      float* part = partials.slot(g);
+      const auto images = omp::share(N, G, g);
+      for (int n = images.begin; n < images.end; ++n)
+        body(n, n == images.begin, part, part + wn, tid);
+    }
+#pragma omp barrier
+    partials.reduce(tid, nt, 0, wn, dw);
+    if (db) partials.reduce(tid, nt, wn, size_t(K), db);
+  }
 }
 
 }  // namespace
@@ -73,18 +99,13 @@ void OpenMPBackend::conv2d_forward(const Conv2dShape& s, const float* x, const f
   const size_t in = size_t(s.C) * s.H * s.W, out = size_t(s.K) * s.P() * s.Q();
   const size_t PQ = size_t(s.P()) * s.Q();
   conv_tables_.build(s);
-#pragma omp parallel num_threads(threads_) if (s.N > 1)
-  {
-    const int tid = omp_get_thread_num();
-    const auto images = omp::share(s.N, omp_get_num_threads(), tid);
-    for (int n = images.begin; n < images.end; ++n) {
-      float* yn = y + size_t(n) * out;
-      forward_image(s, conv_tables_, x + size_t(n) * in, w, yn, scratch(tid));
-      if (b)
-        for (int k = 0; k < s.K; ++k)
-          omp::bias_act_span(Activation::None, PQ, b[k], yn + k * PQ, yn + k * PQ);
-    }
-  }
+  for_each_image(s.N, threads_, [&](int n, int tid) {
+    float* yn = y + size_t(n) * out;
+    forward_image(s, conv_tables_, x + size_t(n) * in, w, yn, scratch(tid));
+    if (b)
+      for (int k = 0; k < s.K; ++k)
+        omp::bias_act_span(Activation::None, PQ, b[k], yn + k * PQ, yn + k * PQ);
+  });
 }
 
 // dy (N,K,P,Q), w (K,C,R,S) -> dx (N,C,H,W)
@@ -92,39 +113,22 @@ void OpenMPBackend::conv2d_backward_data(const Conv2dShape& s, const float* dy, 
                                          float* dx) {
   const size_t in = size_t(s.C) * s.H * s.W, out = size_t(s.K) * s.P() * s.Q();
   conv_tables_.build(s);
-#pragma omp parallel num_threads(threads_) if (s.N > 1)
-  {
-    const int tid = omp_get_thread_num();
-    const auto images = omp::share(s.N, omp_get_num_threads(), tid);
-    for (int n = images.begin; n < images.end; ++n)
-      backward_data_image(s, conv_tables_, dy + size_t(n) * out, w, dx + size_t(n) * in,
-                          scratch(tid));
-  }
+  for_each_image(s.N, threads_, [&](int n, int tid) {
+    backward_data_image(s, conv_tables_, dy + size_t(n) * out, w, dx + size_t(n) * in,
+                        scratch(tid));
+  });
 }
 
 // x (N,C,H,W), dy (N,K,P,Q) -> dw (K,C,R,S), db (K) or nullptr
 void OpenMPBackend::conv2d_backward_weights(const Conv2dShape& s, const float* x,
                                             const float* dy, float* dw, float* db) {
   const size_t in = size_t(s.C) * s.H * s.W, out = size_t(s.K) * s.P() * s.Q();
-  const size_t wn = s.w_size();
   conv_tables_.build(s);
-  partials_.prepare(s.N, wn + size_t(s.K));
-#pragma omp parallel num_threads(threads_) if (s.N > 1)
-  {
-    const int tid = omp_get_thread_num(), nt = omp_get_num_threads();
-    ThreadScratch& ts = scratch(tid);
-    const int G = partials_.groups();
-    for (int g = tid; g < G; g += nt) {
-      float* part = partials_.slot(g);
-      const auto images = omp::share(s.N, G, g);
-      for (int n = images.begin; n < images.end; ++n)
-        backward_weights_image(s, conv_tables_, x + size_t(n) * in, dy + size_t(n) * out,
-                               n == images.begin, part, part + wn, ts);
-    }
-#pragma omp barrier
-    partials_.reduce(tid, nt, 0, wn, dw);
-    if (db) partials_.reduce(tid, nt, wn, size_t(s.K), db);
-  }
+  sum_over_images(partials_, s.N, threads_, s.w_size(), s.K, dw, db,
+                  [&](int n, bool first, float* dw_slot, float* db_slot, int tid) {
+    backward_weights_image(s, conv_tables_, x + size_t(n) * in, dy + size_t(n) * out, first,
+                           dw_slot, db_slot, scratch(tid));
+  });
 }
 
 // x -> act_out = act(conv(x) + b) -> y = pool(act_out), per image on one thread.
@@ -132,28 +136,23 @@ void OpenMPBackend::conv2d_fused_forward(const Conv2dShape& s, const ConvEpilogu
                                          const float* x, const float* w, const float* b,
                                          float* act_out, float* y) {
   const size_t in = size_t(s.C) * s.H * s.W, PQ = size_t(s.P()) * s.Q(), out = s.K * PQ;
-  const Pool2dShape ps = pool_plane_shape(s, epi);
+  const Pool2dShape ps = pooled_shape(s, epi);
   const size_t pooled = epi.pool == PoolKind::None ? PQ : size_t(ps.P()) * ps.Q();
   conv_tables_.build(s);
-#pragma omp parallel num_threads(threads_) if (s.N > 1)
-  {
-    const int tid = omp_get_thread_num();
-    const auto images = omp::share(s.N, omp_get_num_threads(), tid);
-    for (int n = images.begin; n < images.end; ++n) {
-      float* an = act_out + size_t(n) * out;
-      forward_image(s, conv_tables_, x + size_t(n) * in, w, an, scratch(tid));
-      for (int k = 0; k < s.K; ++k) {
-        float* plane = an + k * PQ;
-        omp::bias_act_span(epi.act, PQ, b ? b[k] : 0.f, plane, plane);
-        float* yk = y + (size_t(n) * s.K + k) * pooled;
-        if (epi.pool != PoolKind::None) {
-          omp::pool_forward_plane(epi.pool, ps, plane, yk);
-        } else if (yk != plane) {
-          for (size_t i = 0; i < PQ; ++i) yk[i] = plane[i];
-        }
+  for_each_image(s.N, threads_, [&](int n, int tid) {
+    float* an = act_out + size_t(n) * out;
+    forward_image(s, conv_tables_, x + size_t(n) * in, w, an, scratch(tid));
+    for (int k = 0; k < s.K; ++k) {
+      float* plane = an + k * PQ;
+      omp::bias_act_span(epi.act, PQ, b ? b[k] : 0.f, plane, plane);
+      float* yk = y + (size_t(n) * s.K + k) * pooled;
+      if (epi.pool != PoolKind::None) {
+        omp::pool_forward_plane(epi.pool, ps, plane, yk);
+      } else if (yk != plane) {
+        for (size_t i = 0; i < PQ; ++i) yk[i] = plane[i];
       }
     }
-  }
+  });
 }
 
 // dy (gradient of y) -> d(act_out) per image in the thread's scratch -> dw, db (group slots
@@ -163,42 +162,29 @@ void OpenMPBackend::conv2d_fused_backward(const Conv2dShape& s, const ConvEpilog
                                           const float* dy, float* /*scratch*/, float* dx,
                                           float* dw, float* db) {
   const size_t in = size_t(s.C) * s.H * s.W, PQ = size_t(s.P()) * s.Q(), out = s.K * PQ;
-  const Pool2dShape ps = pool_plane_shape(s, epi);
+  const Pool2dShape ps = pooled_shape(s, epi);
   const size_t pooled = epi.pool == PoolKind::None ? PQ : size_t(ps.P()) * ps.Q();
-  const size_t wn = s.w_size();
   conv_tables_.build(s);
-  partials_.prepare(s.N, wn + size_t(s.K));
-#pragma omp parallel num_threads(threads_) if (s.N > 1)
-  {
-    const int tid = omp_get_thread_num(), nt = omp_get_num_threads();
+  sum_over_images(partials_, s.N, threads_, s.w_size(), s.K, dw, db,
+                  [&](int n, bool first, float* dw_slot, float* db_slot, int tid) {
     ThreadScratch& ts = scratch(tid);
     float* grad = omp::ensure(ts.grad, out);
-    const int G = partials_.groups();
-    for (int g = tid; g < G; g += nt) {
-      float* part = partials_.slot(g);
-      const auto images = omp::share(s.N, G, g);
-      for (int n = images.begin; n < images.end; ++n) {
-        const float* an = act_out + size_t(n) * out;
-        const float* dyn = dy + size_t(n) * s.K * pooled;
-        const float* d_act = dyn;  // gradient of this image's act_out, (K,PQ)
-        if (epi.pool != PoolKind::None) {
-          for (int k = 0; k < s.K; ++k)
-            omp::pool_backward_plane(epi.pool, ps, an + k * PQ, dyn + k * pooled, grad + k * PQ);
-          d_act = grad;
-        }
-        if (epi.act != Activation::None) {
-          omp::act_backward_span(epi.act, out, an, d_act, grad);
-          d_act = grad;
-        }
-        backward_weights_image(s, conv_tables_, x + size_t(n) * in, d_act, n == images.begin,
-                               part, part + wn, ts);
-        if (dx) backward_data_image(s, conv_tables_, d_act, w, dx + size_t(n) * in, ts);
-      }
+    const float* an = act_out + size_t(n) * out;
+    const float* dyn = dy + size_t(n) * s.K * pooled;
+    const float* d_act = dyn;  // gradient of this image's act_out, (K,PQ)
+    if (epi.pool != PoolKind::None) {
+      for (int k = 0; k < s.K; ++k)
+        omp::pool_backward_plane(epi.pool, ps, an + k * PQ, dyn + k * pooled, grad + k * PQ);
+      d_act = grad;
     }
-#pragma omp barrier
-    partials_.reduce(tid, nt, 0, wn, dw);
-    if (db) partials_.reduce(tid, nt, wn, size_t(s.K), db);
-  }
+    if (epi.act != Activation::None) {
+      omp::act_backward_span(epi.act, out, an, d_act, grad);
+      d_act = grad;
+    }
+    backward_weights_image(s, conv_tables_, x + size_t(n) * in, d_act, first, dw_slot, db_slot,
+                           ts);
+    if (dx) backward_data_image(s, conv_tables_, d_act, w, dx + size_t(n) * in, ts);
+  });
 }
 
 }  // namespace pcnn

@@ -24,8 +24,9 @@ void OpenMPBackend::linear_forward(int N, int in, int out, Activation act, const
       float* row = y + size_t(n) * out + slab.col_begin;
       if (b) {
         const float* bias = b + slab.col_begin;
-        omp::with_activation(act, [&](auto tag) {
-          for (size_t j = 0; j < cols; ++j) row[j] = activate(tag.value, row[j] + bias[j]);
+        dispatch_activation(act, [&](auto tag) {
+          constexpr Activation A = decltype(tag)::value;
+          for (size_t j = 0; j < cols; ++j) row[j] = activate<A>(row[j] + bias[j]);
         });
       } else if (act != Activation::None) {
         omp::act_forward_span(act, cols, row, row);

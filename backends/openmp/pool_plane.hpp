@@ -1,6 +1,7 @@
 // Pooling of one (H,W) plane, called per plane by pool2d and by the fused conv kernels from
-// their own threads. Same rules as the contract: no padding, max takes the first maximum in
-// row-major window order, avg divides by window^2.
+// their own threads. The LeNet case (2x2 max, stride 2) is written out here; every other shape
+// runs serial's plane loops (backends/serial/pool_plane.hpp). Same rules as the contract: no
+// padding, max takes the first maximum in row-major window order, avg divides by window^2.
 #pragma once
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <immintrin.h>
 #endif
 
+#include "backends/serial/pool_plane.hpp"
 #include "core/shapes.hpp"
 
 namespace pcnn::omp {
@@ -33,22 +35,7 @@ inline void pool_forward_plane(PoolKind kind, const Pool2dShape& s, const float*
     }
     return;
   }
-  const float inv_area = 1.f / float(win * win);
-  for (int p = 0; p < P; ++p)
-    for (int q = 0; q < Q; ++q) {
-      const float* w = x + size_t(p * st) * s.W + q * st;
-      float acc = kind == PoolKind::Max ? w[0] : 0.f;
-      for (int r = 0; r < win; ++r)
-        for (int t = 0; t < win; ++t) {
-          const float v = w[size_t(r) * s.W + t];
-          if (kind == PoolKind::Max) {
-            if (v > acc) acc = v;
-          } else {
-            acc += v;
-          }
-        }
-      y[size_t(p) * Q + q] = kind == PoolKind::Max ? acc : acc * inv_area;
-    }
+  serial::pool_forward_plane(kind, s, x, y);
 }
 
 // One output row of a 2x2, stride-2 max pool backward: input rows x0, x1 -> dx rows d0, d1
@@ -127,25 +114,7 @@ inline void pool_backward_plane(PoolKind kind, const Pool2dShape& s, const float
     for (size_t i = size_t(2 * P) * s.W; i < size_t(s.H) * s.W; ++i) dx[i] = 0.f;
     return;
   }
-  for (size_t i = 0; i < size_t(s.H) * s.W; ++i) dx[i] = 0.f;
-  const float inv_area = 1.f / float(win * win);
-  for (int p = 0; p < P; ++p)
-    for (int q = 0; q < Q; ++q) {
-      const size_t base = size_t(p * st) * s.W + q * st;
-      const float g = dy[size_t(p) * Q + q];
-      if (kind == PoolKind::Max) {
-        size_t best = base;
-        for (int r = 0; r < win; ++r)
-          for (int t = 0; t < win; ++t) {
-            const size_t i = base + size_t(r) * s.W + t;
-            if (x[i] > x[best]) best = i;
-          }
-        dx[best] += g;
-      } else {
-        for (int r = 0; r < win; ++r)
-          for (int t = 0; t < win; ++t) dx[base + size_t(r) * s.W + t] += g * inv_area;
-      }
-    }
+  serial::pool_backward_plane(kind, s, x, dy, dx);
 }
 
 }  // namespace pcnn::omp
