@@ -1,6 +1,7 @@
 // Test runner: `pcnn_tests --backend NAME [doctest options]` runs every case on NAME against the
 // serial reference. A backend compiled in but not usable here (no GPU) exits with code 77, which
-// CTest reports as skipped — never as passed.
+// CTest reports as skipped — never as passed. `pcnn_tests --mode test|grad|perf ...` runs the op
+// table over every usable backend in one process instead (tests/op_modes.hpp).
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
@@ -12,6 +13,7 @@
 #include "backends/registry.hpp"
 #include "core/check.hpp"
 #include "tests/harness.hpp"
+#include "tests/op_modes.hpp"
 
 namespace pcnn::test {
 void set_backends(std::unique_ptr<Backend> under_test, std::unique_ptr<Backend> ref,
@@ -20,6 +22,7 @@ void drop_backends();
 }  // namespace pcnn::test
 
 int main(int argc, char** argv) {
+  if (pcnn::test::wants_op_mode(argc, argv)) return pcnn::test::run_op_mode(argc, argv);
   std::string name = "serial";
   std::vector<char*> rest;
   for (int i = 0; i < argc; ++i) {

@@ -1,8 +1,12 @@
-// Backend-independent parts: the serial reference against direct loops, the IDX reader on good
-// and bad files, saved models, model specs, the shuffle, and the registry's error messages.
+// Backend-independent parts: the serial reference against direct loops, the op table itself (every
+// op of core/op_list.hpp has cases, every gradient a grad case, every activation and pooling kind
+// is covered; the harness catches what it should), the IDX reader on good and bad files, saved
+// models, model specs, the shuffle, and the registry's error messages.
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <iterator>
 #include <fstream>
@@ -18,7 +22,7 @@
 #include "models/serialize.hpp"
 #include "tests/harness.hpp"
 #include "tests/naive.hpp"
-#include "tests/op_cases.hpp"
+#include "tests/op_table.hpp"
 
 namespace pcnn::test {
 
@@ -55,22 +59,114 @@ TEST_SUITE("core") {
 
 TEST_CASE("serial convolution and gemm match direct double-precision loops") {
   auto be = make_backend("serial");
-  for (const auto& c : conv_cases()) {
-    const auto x = random_vector(c.s.x_size(), 1), w = random_vector(c.s.w_size(), 2);
-    DeviceArray<float> xd(*be, x), wd(*be, w), y(*be, c.s.y_size());
-    be->conv2d_forward(c.s, xd.get(), wd.get(), nullptr, y.get());
-    check_close(std::string("serial conv ") + c.name, y.download(), naive_conv2d(c.s, x, w), 1e-6);
+  for (const OpCase& c : op_table()) {
+    if ((c.op != Op::conv2d_forward && c.op != Op::gemm) || c.perf) continue;
+    const std::vector<TensorSpec> in = case_tensors(c);
+    auto values = [&](const std::string& name) {
+      for (const auto& t : in)
+        if (t.name == name) return t.init;
+      return std::vector<float>{};  // an output, or no bias
+    };
+    const GemmArgs& g = c.p.gemm;
+    const std::vector<float> want =
+        c.op == Op::conv2d_forward
+            ? naive_conv2d(c.p.conv, values("x"), values("w"), values("b"))
+            : naive_gemm(g.trans_a, g.trans_b, g.M, g.N, g.K, g.alpha, values("A"), values("B"),
+                         g.beta, values("C"));
+    const RunResult got = run_case(*be, c);
+    CHECK_MESSAGE(got.problems.empty(), c.label() << ": " << got.problems);
+    REQUIRE(got.outputs.size() == 1);
+    check_close("serial " + c.label(), got.outputs[0].values, want, 1e-6);
   }
-  for (const auto& c : gemm_cases())
-    for (int t = 0; t < 4; ++t) {
-      const bool ta = t & 1, tb = t & 2;
-      const auto A = random_vector(size_t(c.M) * c.K, 3), B = random_vector(size_t(c.K) * c.N, 4);
-      DeviceArray<float> Ad(*be, A), Bd(*be, B), C(*be, size_t(c.M) * c.N);
-      be->gemm(ta, tb, c.M, c.N, c.K, 1.f, Ad.get(), ta ? c.M : c.K, Bd.get(), tb ? c.K : c.N,
-               0.f, C.get(), c.N);
-      check_close(std::string("serial gemm ") + c.name, C.download(),
-                  naive_gemm(ta, tb, c.M, c.N, c.K, A, B), 1e-6);
+}
+
+TEST_CASE("op harness: guard bytes, a changed input and an unwritten output are caught") {
+  auto be = make_backend("serial");
+  DeviceTensors t(*be, {in("x", {1.f, 2.f, 3.f}), misaligned(out("y", 4)), out("z", 2)});
+  be->fill(t.f("y"), 1.f, 5);      // one past the end
+  be->fill(t.f("z") - 1, 1.f, 1);  // one before the start
+  be->fill(t.f("x"), 7.f, 1);      // an input is const
+  std::string problems;
+  const std::vector<Output> outs = t.outputs(&problems);
+  CHECK(problems.find("after y") != std::string::npos);
+  CHECK(problems.find("before z") != std::string::npos);
+  CHECK(problems.find("changed its input x") != std::string::npos);
+  REQUIRE(outs.size() == 2);
+  const Comparison c = compare(outs[1].values, {1.f, 1.f}, 0.0);  // z was never written
+  CHECK(!c.ok);
+  CHECK(c.detail.find("non-finite") != std::string::npos);
+  CHECK(compare(outs[0].values, {1.f, 1.f, 1.f, 1.f}, 0.0).ok);
+}
+
+TEST_CASE("op table: every op of core/op_list.hpp has cases, every gradient a grad case") {
+  const std::vector<OpCase> table = op_table();
+  for (int i = 0; i < kOpCount; ++i) {
+    const Op op = Op(i);
+    int cases = 0, perf = 0, grads = 0;
+    for (const OpCase& c : table) {
+      cases += c.op == op;
+      perf += c.op == op && c.perf;
+      if (c.grad)
+        for (Op checked : c.grad->checks) grads += checked == op;
     }
+    CHECK_MESSAGE(cases > 0, "op " << op_name(op) << " has no case in tests/op_table.cpp");
+    CHECK_MESSAGE(perf > 0, "op " << op_name(op) << " has no perf case in tests/op_table.cpp");
+    if (has_gradient(op))
+      CHECK_MESSAGE(grads > 0, "op " << op_name(op) << " computes a gradient but no grad case "
+                                        "in tests/op_table.cpp checks it");
+  }
+  std::set<std::string> labels;
+  for (const OpCase& c : table) {
+    CHECK_MESSAGE(labels.insert(c.label()).second, "two cases are called " << c.label());
+    CHECK_MESSAGE(std::strlen(c.tol.why) > 0, c.label() << ": tolerance without a reason");
+    if (c.grad) CHECK_MESSAGE(std::strlen(c.grad->why) > 0, c.label() << ": grad tolerance without a reason");
+  }
+}
+
+TEST_CASE("op table: every activation and pooling kind of the vocabulary, forward and gradient") {
+  const std::vector<OpCase> table = op_table();
+  auto count = [&](Op op, bool grad, const std::function<bool(const OpParams&)>& match) {
+    int n = 0;
+    for (const OpCase& c : table) n += c.op == op && (!grad || c.grad) && match(c.p);
+    return n;
+  };
+  for (Activation a : all_activations()) {
+    auto act = [a](const OpParams& p) { return p.act == a; };
+    INFO("activation " << activation_name(a));
+    CHECK(count(Op::activation_forward, true, act) > 0);
+    CHECK(count(Op::activation_backward, false, act) > 0);
+    CHECK(count(Op::linear_forward, true, act) > 0);
+    CHECK(count(Op::linear_backward, false, act) > 0);
+    for (PoolKind k : all_pool_kinds()) {
+      INFO("pooling " << pool_name(k));
+      auto epi = [a, k](const OpParams& p) { return p.epi.act == a && p.epi.pool == k; };
+      CHECK(count(Op::conv2d_fused_forward, true, epi) > 0);
+      CHECK(count(Op::conv2d_fused_backward, false, epi) > 0);
+    }
+  }
+  for (PoolKind k : all_pool_kinds()) {
+    if (k == PoolKind::None) continue;
+    auto kind = [k](const OpParams& p) { return p.pool_kind == k; };
+    INFO("pooling " << pool_name(k));
+    CHECK(count(Op::pool2d_forward, true, kind) > 0);
+    CHECK(count(Op::pool2d_backward, false, kind) > 0);
+  }
+}
+
+TEST_CASE("op table: inputs are seeded, never all zeros (accumulators may be), the right size") {
+  for (const OpCase& c : op_table()) {
+    if (c.perf) continue;  // the same generators at batch 64: time better spent elsewhere
+    const std::vector<TensorSpec> a = case_tensors(c), b = case_tensors(c);
+    REQUIRE(a.size() == b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      INFO(c.label() << ", tensor " << a[i].name);
+      CHECK(a[i].init == b[i].init);  // the same seed, the same values
+      const bool has_values = a[i].role == Role::In || a[i].role == Role::InOut;
+      CHECK(a[i].init.size() == (has_values ? a[i].size : 0));
+      if (a[i].role == Role::In && a[i].type == DType::F32 && a[i].size > 1)
+        CHECK(std::any_of(a[i].init.begin(), a[i].init.end(), [](float v) { return v != 0.f; }));
+    }
+  }
 }
 
 TEST_CASE("IDX: raw and gzipped files read back exactly") {

@@ -1,7 +1,9 @@
 // What every kernel-lab program shares: the cuda backend and the serial reference side by side,
-// random device inputs, the normalised-error check, and a CUDA-event timer that reports the
-// median of many repeats. Lab programs call the backend's own launchers (backends/cuda/*.cuh),
-// never copies of them.
+// and a CUDA-event timer that reports the median of many repeats. The cases (shapes, seeded
+// inputs, FLOPs and bytes), the device buffers (guard bytes, NaN-poisoned outputs) and the error
+// check are the op table's (tests/op_table.hpp, tests/compare.hpp): a variant is checked exactly
+// as the tests check the backend. Lab programs call the backend's own launchers
+// (backends/cuda/*.cuh), never copies of them.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -10,63 +12,23 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/serial/serial_backend.hpp"
+#include "tests/compare.hpp"
+#include "tests/op_table.hpp"
 
 namespace pcnn::lab {
 
-inline std::vector<float> random_floats(size_t n, uint32_t seed, float lo = -1.f, float hi = 1.f) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(n);
-  for (auto& x : v) x = dist(gen);
-  return v;
-}
+using test::DeviceTensors;
+using test::OpCase;
+using test::RunResult;
 
-// A device buffer of the lab's backend, freed on scope exit.
-class Buffer {
- public:
-  Buffer(CudaBackend& be, size_t floats) : be_(be), n_(floats) {
-    p_ = static_cast<float*>(be.allocate(floats * sizeof(float) + 16));
-  }
-  Buffer(CudaBackend& be, const std::vector<float>& host) : Buffer(be, host.size()) {
-    be.upload(p_, host.data(), host.size() * sizeof(float));
-  }
-  ~Buffer() { be_.deallocate(p_); }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  float* get() const { return p_; }
-  size_t size() const { return n_; }
-  void poison() { be_.fill(p_, NAN, n_); }  // unwritten outputs then fail the check
-  std::vector<float> download() const {
-    std::vector<float> h(n_);
-    be_.download(h.data(), p_, n_ * sizeof(float));
-    return h;
-  }
-
- private:
-  CudaBackend& be_;
-  float* p_ = nullptr;
-  size_t n_ = 0;
-};
-
-// ||got - want|| / ||want||; +inf when got has a NaN/Inf or the sizes differ.
-inline double rel_error(const std::vector<float>& got, const std::vector<float>& want) {
-  if (got.size() != want.size()) return INFINITY;
-  double num = 0, den = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (!std::isfinite(got[i])) return INFINITY;
-    const double d = double(got[i]) - want[i];
-    num += d * d;
-    den += double(want[i]) * want[i];
-  }
-  return std::sqrt(num) / std::max(std::sqrt(den), 1e-30);
-}
+// Every variant sums in its own order, on shapes up to batch 1024: looser than the tests' 2e-5.
+inline constexpr test::Tolerance kLabTol{1e-4, "kernel lab: every variant sums in its own order"};
 
 // Counts failed checks over the whole program; main returns it.
 inline int& failures() {
@@ -74,15 +36,33 @@ inline int& failures() {
   return n;
 }
 
-inline bool check(const std::string& what, const std::vector<float>& got,
-                  const std::vector<float>& want, double tol = 1e-4) {
-  const double e = rel_error(got, want);
-  const bool ok = e <= tol;
-  if (!ok) {
+// The cases of `op` in the op table at batch `batch` (perf cases only if perf_only).
+inline std::vector<OpCase> cases_of(Op op, int batch, bool perf_only) {
+  std::vector<OpCase> out;
+  for (OpCase& c : test::op_table(batch))
+    if (c.op == op && (c.perf || !perf_only)) out.push_back(std::move(c));
+  return out;
+}
+
+// A variant's outputs in t (guard bytes and inputs checked too) against the reference's: prints
+// and counts a failure; returns the worst normalised error (NaN: non-finite or damaged).
+inline double check_outputs(const std::string& what, const OpCase& c, const DeviceTensors& t,
+                            const RunResult& want, test::Tolerance tol = kLabTol) {
+  RunResult got;
+  got.outputs = t.outputs(&got.problems);
+  OpCase lab = c;
+  lab.tol = tol;
+  const test::Verdict v = test::compare_outputs(lab, got, want);
+  if (!v.ok) {
     ++failures();
-    std::printf("  FAIL %-58s rel.err %.2e (tol %.0e)\n", what.c_str(), e, tol);
+    std::printf("  FAIL %s: %s\n", what.c_str(), v.detail.c_str());
   }
-  return ok;
+  double worst = got.problems.empty() ? 0.0 : NAN;
+  for (size_t i = 0; i < got.outputs.size() && i < want.outputs.size(); ++i) {
+    const double e = test::normalized_error(got.outputs[i].values, want.outputs[i].values);
+    worst = std::isnan(e) || std::isnan(worst) ? NAN : std::max(worst, e);
+  }
+  return worst;
 }
 
 // Median time in microseconds of `repeats` runs of fn on the backend's stream (CUDA events
@@ -120,8 +100,8 @@ inline double time_graph_us(CudaBackend& be, const std::function<void()>& fn, in
   return time_us(be, [&] { be.graph_launch(); }, repeats, 3) / copies;
 }
 
-inline void print_header(const char* title) {
-  std::printf("\n== %s\n%-46s %-22s %10s %9s %8s %9s\n", title, "case", "variant", "us",
+inline void print_header(const std::string& title) {
+  std::printf("\n== %s\n%-46s %-22s %10s %9s %8s %9s\n", title.c_str(), "case", "variant", "us",
               "GFLOP/s", "GB/s", "rel.err");
 }
 

@@ -1,0 +1,1022 @@
+// The cases of the op table, one add_* function per op family: odd shapes on purpose (non-square,
+// stride 2 and 3, pad 0/1/2, C=1 and 3, N=1 and 5), every activation and pooling kind of
+// core/vocabulary.hpp by loop (a new row is tested with no edit here), and the real LeNet-5,
+// Simard-2003 and MLP layers at the perf batch. FLOPs count a multiply-add as two; bytes are what
+// the op must read and write at least (each tensor once).
+#include <algorithm>
+#include <sstream>
+
+#include "core/activation_math.hpp"
+#include "tests/compare.hpp"
+#include "tests/op_table.hpp"
+
+namespace pcnn::test {
+
+namespace {
+
+// Finite differences of float forward passes: the estimate carries ~1e-3 of noise at eps = 1e-2,
+// a wrong gradient is off by O(rms).
+constexpr const char* kGradWhy = "float forward passes: ~1e-3 noise at eps 1e-2; a wrong "
+                                 "gradient is off by O(rms)";
+
+// ---- inputs ----------------------------------------------------------------------------------
+
+// Values 0.05 apart in random order: no max-pooling window holds a tie, nor a near one that a
+// finite difference at eps = 1e-2 could cross.
+std::vector<float> distinct(Rng& rng, size_t n) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = 0.05f * (float(i) - float(n / 2));
+  for (size_t i = n; i > 1; --i) std::swap(v[i - 1], v[rng.next_u64() % i]);
+  return v;
+}
+
+std::vector<float> signs(Rng& rng, std::vector<float> v) {
+  for (auto& x : v)
+    if (rng.next_u64() & 1) x = -x;
+  return v;
+}
+
+// |x| in [0.05, 3]: off ReLU's kink at 0 by more than any finite-difference step.
+std::vector<float> off_kink(Rng& rng, size_t n) { return signs(rng, uniform(rng, n, 0.05f, 3.f)); }
+
+// For the gradient cases whose activation may have a kink. x: multiples of 1/4 in [-1, 1]; w:
+// multiples of 1/8 in [-1/2, 1/2]; so every sum of products is a multiple of 1/32, exact in
+// float, and a bias that is an odd multiple of 1/64 keeps each pre-activation at least 1/64 from
+// any multiple of 1/32, where kinks sit (ReLU's 0, a clipped activation's +-1 or 6) — farther
+// than a finite-difference step moves it (eps * max(|x|, |w|, 1) = 1e-2).
+std::vector<float> grid(Rng& rng, size_t n, float step, int steps) {
+  std::vector<float> v(n);
+  for (auto& x : v) x = step * float(int(rng.next_u64() % uint64_t(2 * steps + 1)) - steps);
+  return v;
+}
+std::vector<float> odd_64ths(Rng& rng, size_t n) {
+  std::vector<float> v(n);
+  for (auto& x : v) x = float(2 * int(rng.next_u64() % 64) - 63) / 64.f;
+  return v;
+}
+
+// Max pooling after a 1x1 convolution of one channel, y = w x + b: w = +-1 and x values 0.05
+// apart keep each window's maximum 0.05 clear of the runner-up, and b = 0.025 + a multiple of
+// 0.05 keeps every value 0.025 from 0, so no step crosses a tie or a kink (|x| <= 2.1 here).
+std::vector<float> odd_20ths(Rng& rng, size_t n) {
+  std::vector<float> v(n);
+  for (auto& x : v) x = 0.025f + 0.05f * float(int(rng.next_u64() % 40) - 20);
+  return v;
+}
+
+// How a case's x, w and b are drawn.
+enum class Inputs {
+  Random,   // uniform
+  Grid,     // grid(): no pre-activation near a kink
+  Ordered,  // 1x1 convolution of one channel before max pooling: no ties either
+};
+
+struct Weights {
+  std::vector<float> x, w, b;
+};
+Weights draw(Rng& r, Inputs inputs, size_t nx, size_t nw, size_t nb, float w_range) {
+  if (inputs == Inputs::Grid) return {grid(r, nx, 0.25f, 4), grid(r, nw, 0.125f, 4), odd_64ths(r, nb)};
+  if (inputs == Inputs::Ordered)
+    return {distinct(r, nx), signs(r, std::vector<float>(nw, 1.f)), odd_20ths(r, nb)};
+  return {uniform(r, nx), uniform(r, nw, -w_range, w_range), uniform(r, nb)};
+}
+
+// What a forward pass leaves for the backward ops to read: act(random).
+std::vector<float> activated(Rng& rng, Activation act, size_t n, float lo = -2.f, float hi = 2.f) {
+  std::vector<float> v = uniform(rng, n, lo, hi);
+  for (auto& x : v) x = activate(act, x);
+  return v;
+}
+
+std::vector<float> integers(Rng& rng, size_t n, int below) {
+  std::vector<float> v(n);
+  for (auto& x : v) x = float(rng.next_u64() % uint64_t(below));
+  return v;
+}
+
+// ---- names -----------------------------------------------------------------------------------
+
+std::string describe(const Conv2dShape& s) {
+  std::ostringstream os;
+  os << "N" << s.N << " C" << s.C << " " << s.H << "x" << s.W << " K" << s.K << " " << s.R << "x"
+     << s.S;
+  if (s.stride != 1) os << " stride" << s.stride;
+  if (s.pad) os << " pad" << s.pad;
+  return os.str();
+}
+
+std::string describe(const Pool2dShape& s) {
+  std::ostringstream os;
+  os << "N" << s.N << " C" << s.C << " " << s.H << "x" << s.W << " " << s.window << "/" << s.stride;
+  return os.str();
+}
+
+std::string describe(const ConvEpilogue& e) {
+  std::string d = std::string(" +") + activation_name(e.act);
+  d += std::string(" +") + pool_name(e.pool);
+  if (e.pool != PoolKind::None)
+    d += " " + std::to_string(e.pool_window) + "/" + std::to_string(e.pool_stride);
+  return d;
+}
+
+Conv2dShape conv_shape(int N, int C, int H, int W, int K, int R, int S, int stride, int pad) {
+  Conv2dShape s;
+  s.N = N; s.C = C; s.H = H; s.W = W; s.K = K; s.R = R; s.S = S; s.stride = stride; s.pad = pad;
+  return s;
+}
+
+Pool2dShape pool_shape(int N, int C, int H, int W, int window, int stride) {
+  Pool2dShape s;
+  s.N = N; s.C = C; s.H = H; s.W = W; s.window = window; s.stride = stride;
+  return s;
+}
+
+ConvEpilogue epilogue(Activation act, PoolKind pool, int window = 2, int stride = 2) {
+  ConvEpilogue e;
+  e.act = act; e.pool = pool; e.pool_window = window; e.pool_stride = stride;
+  return e;
+}
+
+OpCase make_case(Op op, std::string name, const OpParams& p, Tolerance tol, double flops,
+                 double bytes, bool perf) {
+  OpCase c;
+  c.op = op; c.name = std::move(name); c.p = p; c.tol = tol;
+  c.flops = flops; c.bytes = bytes; c.perf = perf;
+  return c;
+}
+
+// The same case with the named tensors one float past an aligned address, as a layer's weights
+// and bias are when they are slices of the parameter arena (Simard's conv2 weights start at
+// float 130): a kernel that assumes 16-byte alignment fails here.
+OpCase unaligned(OpCase c, std::vector<std::string> names) {
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ",") + n;
+  c.name += " (" + list + " unaligned)";
+  c.tensors = [base = c.tensors, names](const OpParams& p, Rng& r) {
+    std::vector<TensorSpec> v = base(p, r);
+    for (auto& t : v)
+      if (std::find(names.begin(), names.end(), t.name) != names.end()) t = misaligned(t);
+    return v;
+  };
+  c.perf = false;
+  return c;
+}
+
+// A gradient check: `backward` (usually the launch of the backward op's own cases) against
+// central differences of the case's forward launch.
+GradSpec gradient(std::vector<Op> checks, std::string of, std::vector<std::string> wrt,
+                  Launch backward, std::vector<TensorSpec> extra = {}) {
+  GradSpec g;
+  g.checks = std::move(checks);
+  g.of = std::move(of);
+  g.wrt = std::move(wrt);
+  g.backward = std::move(backward);
+  g.extra = std::move(extra);
+  g.why = kGradWhy;
+  return g;
+}
+
+// ---- shapes ----------------------------------------------------------------------------------
+
+struct ConvShape {
+  const char* name;
+  Conv2dShape s;
+  bool grad;  // small enough for finite differences
+};
+
+std::vector<ConvShape> conv_test_shapes() {
+  return {
+      {"lenet5 conv1", conv_shape(5, 1, 28, 28, 6, 5, 5, 1, 2), false},
+      {"lenet5 conv2", conv_shape(3, 6, 14, 14, 16, 5, 5, 1, 0), false},
+      {"simard conv1", conv_shape(2, 1, 29, 29, 5, 5, 5, 2, 0), false},
+      {"simard conv2", conv_shape(2, 5, 13, 13, 50, 5, 5, 2, 0), false},
+      {"non-square", conv_shape(1, 3, 7, 9, 4, 3, 3, 1, 1), true},
+      {"1x1", conv_shape(5, 3, 5, 6, 7, 1, 1, 1, 0), true},
+      {"rectangular kernel", conv_shape(2, 2, 9, 7, 3, 3, 5, 2, 2), true},
+      {"tiny", conv_shape(1, 1, 5, 5, 1, 3, 3, 1, 0), false},
+      {"stride3", conv_shape(2, 4, 11, 10, 5, 3, 3, 3, 1), true},
+  };
+}
+
+struct Layer {
+  std::string name;
+  Conv2dShape s;
+  ConvEpilogue epi;
+};
+
+// The convolutions of LeNet-5 and Simard-2003 at batch N, with the epilogues their layers fuse.
+std::vector<Layer> model_conv_layers(int N) {
+  return {
+      {"lenet5 conv1", conv_shape(N, 1, 28, 28, 6, 5, 5, 1, 2),
+       epilogue(Activation::ReLU, PoolKind::Max)},
+      {"lenet5 conv2", conv_shape(N, 6, 14, 14, 16, 5, 5, 1, 0),
+       epilogue(Activation::ReLU, PoolKind::Max)},
+      {"simard conv1", conv_shape(N, 1, 29, 29, 5, 5, 5, 2, 0),
+       epilogue(Activation::Tanh, PoolKind::None)},
+      {"simard conv2", conv_shape(N, 5, 13, 13, 50, 5, 5, 2, 0),
+       epilogue(Activation::Tanh, PoolKind::None)},
+  };
+}
+
+struct Dense {
+  std::string name;
+  int N, in, out;
+  Activation act;
+};
+
+// The dense layers of LeNet-5, Simard-2003 and the MLP at batch N.
+std::vector<Dense> model_dense_layers(int N) {
+  return {
+      {"lenet5 fc1", N, 400, 120, Activation::ReLU}, {"lenet5 fc2", N, 120, 84, Activation::ReLU},
+      {"lenet5 fc3", N, 84, 10, Activation::None},   {"simard fc1", N, 1250, 100, Activation::Tanh},
+      {"simard fc2", N, 100, 10, Activation::None},  {"mlp fc1", N, 784, 300, Activation::ReLU},
+  };
+}
+
+// ---- gemm ------------------------------------------------------------------------------------
+
+void add_gemm(std::vector<OpCase>& t, int B) {
+  struct Shape { const char* name; int M, N, K; float alpha, beta; };
+  const Shape shapes[] = {
+      {"lenet5 fc1", 64, 120, 400, 1.f, 0.f}, {"lenet5 fc3", 5, 10, 84, 1.f, 0.f},
+      {"ragged beta1", 7, 13, 5, 1.f, 1.f},   {"ragged alpha-0.7 beta0.5", 33, 17, 129, -0.7f, 0.5f},
+      {"wide", 3, 600, 70, 1.f, 0.f},         {"deep alpha0.5", 40, 30, 700, 0.5f, 0.f},
+      {"single", 1, 1, 1, 1.f, 0.f},
+  };
+  for (const Shape& s : shapes)
+    for (int tr = 0; tr < 4; ++tr)
+      t.push_back(gemm_case(s.name, {bool(tr & 1), bool(tr & 2), s.M, s.N, s.K, s.alpha, s.beta},
+                            false));
+  // The three products of a dense layer (LeNet-5 fc1) and a square one.
+  t.push_back(gemm_case("fc1 forward x w^T", {false, true, B, 120, 400, 1.f, 0.f}, true));
+  t.push_back(gemm_case("fc1 dw = dy^T x", {true, false, 120, 400, B, 1.f, 0.f}, true));
+  t.push_back(gemm_case("fc1 dx = dy w", {false, false, B, 400, 120, 1.f, 0.f}, true));
+  t.push_back(gemm_case("square", {false, false, 256, 256, 256, 1.f, 0.f}, true));
+}
+
+// ---- convolution -----------------------------------------------------------------------------
+
+double conv_bytes(const Conv2dShape& s) {
+  return 4.0 * double(s.x_size() + s.w_size() + s.y_size() + size_t(s.K));
+}
+
+OpCase conv_forward(const std::string& name, const Conv2dShape& s, bool bias, bool perf) {
+  OpParams p;
+  p.conv = s;
+  p.with_bias = bias;
+  OpCase c = make_case(Op::conv2d_forward, name + " " + describe(s) + (bias ? "" : " no bias"), p,
+                       kSum, s.forward_flops() + (bias ? double(s.y_size()) : 0.0), conv_bytes(s),
+                       perf);
+  c.tensors = [](const OpParams& p, Rng& r) {
+    const Conv2dShape& s = p.conv;
+    std::vector<TensorSpec> v = {in("x", uniform(r, s.x_size())), in("w", uniform(r, s.w_size())),
+                                 out("y", s.y_size())};
+    if (p.with_bias) v.push_back(in("b", uniform(r, size_t(s.K))));
+    return v;
+  };
+  c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
+    be.conv2d_forward(p.conv, t.f("x"), t.f("w"), p.with_bias ? t.f("b") : nullptr, t.f("y"));
+  };
+  return c;
+}
+
+void launch_conv_backward_data(Backend& be, const OpParams& p, const DeviceTensors& t) {
+  be.conv2d_backward_data(p.conv, t.f("dy"), t.f("w"), t.f("dx"));
+}
+
+void launch_conv_backward_weights(Backend& be, const OpParams& p, const DeviceTensors& t) {
+  be.conv2d_backward_weights(p.conv, t.f("x"), t.f("dy"), t.f("dw"),
+                             p.with_bias ? t.f("db") : nullptr);
+}
+
+GradSpec conv_grad() {
+  return gradient({Op::conv2d_backward_data, Op::conv2d_backward_weights}, "y", {"x", "w", "b"},
+                  [](Backend& be, const OpParams& p, const DeviceTensors& t) {
+                    launch_conv_backward_data(be, p, t);
+                    launch_conv_backward_weights(be, p, t);
+                  });
+}
+
+OpCase conv_backward_data(const std::string& name, const Conv2dShape& s, bool perf) {
+  OpParams p;
+  p.conv = s;
+  OpCase c = make_case(Op::conv2d_backward_data, name + " " + describe(s), p, kSum,
+                       s.forward_flops(), conv_bytes(s) - 4.0 * s.K, perf);
+  c.tensors = [](const OpParams& p, Rng& r) {
+    const Conv2dShape& s = p.conv;
+    return std::vector<TensorSpec>{in("dy", uniform(r, s.y_size())),
+                                   in("w", uniform(r, s.w_size())), out("dx", s.x_size())};
+  };
+  c.launch = launch_conv_backward_data;
+  return c;
+}
+
+OpCase conv_backward_weights(const std::string& name, const Conv2dShape& s, bool bias, bool perf) {
+  OpParams p;
+  p.conv = s;
+  p.with_bias = bias;
+  OpCase c = make_case(Op::conv2d_backward_weights,
+                       name + " " + describe(s) + (bias ? "" : " no db"), p, kSum,
+                       s.forward_flops() + (bias ? double(s.y_size()) : 0.0), conv_bytes(s), perf);
+  c.tensors = [](const OpParams& p, Rng& r) {
+    const Conv2dShape& s = p.conv;
+    std::vector<TensorSpec> v = {in("x", uniform(r, s.x_size())), in("dy", uniform(r, s.y_size())),
+                                 out("dw", s.w_size())};
+    if (p.with_bias) v.push_back(out("db", size_t(s.K)));
+    return v;
+  };
+  c.launch = launch_conv_backward_weights;
+  return c;
+}
+
+void add_conv(std::vector<OpCase>& t, int B) {
+  for (const ConvShape& s : conv_test_shapes()) {
+    for (bool bias : {true, false}) {
+      t.push_back(conv_forward(s.name, s.s, bias, false));
+      if (s.grad && bias) t.back().grad = conv_grad();
+      t.push_back(conv_backward_weights(s.name, s.s, bias, false));
+    }
+    t.push_back(conv_backward_data(s.name, s.s, false));
+  }
+  const ConvShape& odd = conv_test_shapes()[3];
+  t.push_back(unaligned(conv_forward(odd.name, odd.s, true, false), {"w", "b"}));
+  t.push_back(unaligned(conv_backward_weights(odd.name, odd.s, true, false), {"dw", "db"}));
+  for (const Layer& l : model_conv_layers(B)) {
+    t.push_back(conv_forward(l.name, l.s, true, true));
+    t.push_back(conv_backward_data(l.name, l.s, true));
+    t.push_back(conv_backward_weights(l.name, l.s, true, true));
+  }
+}
+
+// ---- pooling ---------------------------------------------------------------------------------
+
+// Max compares, avg adds, once per window element.
+double pool_flops(const Pool2dShape& s) { return double(s.y_size()) * s.window * s.window; }
+
+void launch_pool_backward(Backend& be, const OpParams& p, const DeviceTensors& t) {
+  be.pool2d_backward(p.pool_kind, p.pool, t.f("x"), t.f("dy"), t.f("dx"));
+}
+
+// pool2d_forward (x -> y) or pool2d_backward (x, dy -> dx); x distinct, so max has no ties.
+OpCase pool_case(Op op, const std::string& name, PoolKind kind, const Pool2dShape& s, bool perf) {
+  OpParams p;
+  p.pool = s;
+  p.pool_kind = kind;
+  const bool bwd = op == Op::pool2d_backward;
+  OpCase c = make_case(op, std::string(pool_name(kind)) + " " + name + " " + describe(s), p,
+                       kElementwise, pool_flops(s),
+                       4.0 * double((bwd ? 2 : 1) * s.x_size() + s.y_size()), perf);
+  c.tensors = [bwd](const OpParams& p, Rng& r) {
+    std::vector<TensorSpec> v = {in("x", distinct(r, p.pool.x_size()))};
+    if (bwd) {
+      v.push_back(in("dy", uniform(r, p.pool.y_size())));
+      v.push_back(out("dx", p.pool.x_size()));
+    } else {
+      v.push_back(out("y", p.pool.y_size()));
+    }
+    return v;
+  };
+  if (bwd)
+    c.launch = launch_pool_backward;
+  else
+    c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
+      be.pool2d_forward(p.pool_kind, p.pool, t.f("x"), t.f("y"));
+    };
+  return c;
+}
+
+// Max pooling over values 0, 0.5 and 1 (flat regions through ReLU): exact ties, and the contract
+// says which one wins (the first in row-major window order). Forward and backward in one case.
+OpCase pool_ties(const std::string& name, const Pool2dShape& s) {
+  OpParams p;
+  p.pool = s;
+  OpCase c = make_case(Op::pool2d_backward, "maxpool ties " + name + " " + describe(s), p, kExact,
+                       2 * pool_flops(s), 4.0 * double(2 * s.x_size() + 2 * s.y_size()), false);
+  c.tensors = [](const OpParams& p, Rng& r) {
+    std::vector<float> x = integers(r, p.pool.x_size(), 3);
+    for (auto& v : x) v *= 0.5f;
+    return std::vector<TensorSpec>{in("x", x), out("y", p.pool.y_size()),
+                                   in("dy", uniform(r, p.pool.y_size())), out("dx", p.pool.x_size())};
+  };
+  c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
+    be.pool2d_forward(PoolKind::Max, p.pool, t.f("x"), t.f("y"));
+    be.pool2d_backward(PoolKind::Max, p.pool, t.f("x"), t.f("dy"), t.f("dx"));
+  };
+  return c;
+}
+
+void add_pool(std::vector<OpCase>& t, int B) {
+  struct Shape { const char* name; Pool2dShape s; bool grad; };
+  const Shape shapes[] = {
+      {"lenet5 pool1", pool_shape(5, 6, 28, 28, 2, 2), false},
+      {"lenet5 pool2", pool_shape(3, 16, 10, 10, 2, 2), false},
+      {"overlapping non-square", pool_shape(2, 3, 7, 9, 3, 2), true},
+      {"stride1", pool_shape(1, 1, 5, 6, 2, 1), false},
+      {"ragged", pool_shape(2, 2, 10, 11, 3, 3), false},
+      {"small", pool_shape(2, 2, 6, 7, 2, 2), true},
+  };
+  for (PoolKind kind : all_pool_kinds()) {
+    if (kind == PoolKind::None) continue;
+    for (const Shape& s : shapes) {
+      t.push_back(pool_case(Op::pool2d_forward, s.name, kind, s.s, false));
+      if (s.grad) t.back().grad = gradient({Op::pool2d_backward}, "y", {"x"}, launch_pool_backward);
+      t.push_back(pool_case(Op::pool2d_backward, s.name, kind, s.s, false));
+    }
+    for (const Layer& l : model_conv_layers(B)) {
+      if (l.epi.pool == PoolKind::None) continue;
+      const Pool2dShape s = pooled_shape(l.s, l.epi);
+      for (Op op : {Op::pool2d_forward, Op::pool2d_backward})
+        t.push_back(pool_case(op, l.name + " output", kind, s, true));
+    }
+  }
+  for (const Shape& s : shapes) t.push_back(pool_ties(s.name, s.s));
+}
+
+// ---- bias ------------------------------------------------------------------------------------
+
+void launch_bias_backward(Backend& be, const OpParams& p, const DeviceTensors& t) {
+  be.bias_backward(p.N, p.C, p.HW, t.f("dy"), t.f("db"));
+}
+
+OpCase bias_add(int N, int C, int HW, bool perf) {
+  OpParams p;
+  p.N = N; p.C = C; p.HW = HW;
+  const double n = double(N) * C * HW;
+  OpCase c = make_case(Op::bias_add, "N" + std::to_string(N) + " C" + std::to_string(C) + " HW" +
+                                         std::to_string(HW),
+                       p, kElementwise, n, 4.0 * (2 * n + C), perf);
+  c.tensors = [](const OpParams& p, Rng& r) {
+    return std::vector<TensorSpec>{in("b", uniform(r, size_t(p.C))),
+                                   inout("y", uniform(r, size_t(p.N) * p.C * p.HW))};
+  };
+  c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
+    be.bias_add(p.N, p.C, p.HW, t.f("b"), t.f("y"));
+  };
+  if (n <= 64)  // small enough for finite differences
+    c.grad = gradient({Op::bias_backward}, "y", {"b"}, launch_bias_backward);
+  return c;
+}
+
+OpCase bias_backward(int N, int C, int HW, bool perf) {
+  OpParams p;
+  p.N = N; p.C = C; p.HW = HW;
+  const double n = double(N) * C * HW;
+  OpCase c = make_case(Op::bias_backward, "N" + std::to_string(N) + " C" + std::to_string(C) +
+                                              " HW" + std::to_string(HW),
+                       p, kSum, n, 4.0 * (n + C), perf);
+  c.tensors = [](const OpParams& p, Rng& r) {
+    return std::vector<TensorSpec>{in("dy", uniform(r, size_t(p.N) * p.C * p.HW)),
+                                   out("db", size_t(p.C))};
+  };
+  c.launch = launch_bias_backward;
+  return c;
+}
+
+void add_bias(std::vector<OpCase>& t, int B) {
+  struct Shape { int N, C, HW; bool perf; };
+  const Shape shapes[] = {{5, 6, 784, false}, {1, 3, 1, false}, {64, 120, 1, false},
+                          {3, 7, 13, false},  {2, 3, 5, false},  {B, 6, 784, true}};
+  for (const Shape& s : shapes) {
+    t.push_back(bias_add(s.N, s.C, s.HW, s.perf));
+    t.push_back(bias_backward(s.N, s.C, s.HW, s.perf));
+  }
+  t.push_back(unaligned(bias_add(3, 7, 13, false), {"b"}));
+  t.push_back(unaligned(bias_backward(3, 7, 13, false), {"db"}));
+}
+
+// ---- activations: every row of the vocabulary's table -------------------------------------------
+
+void launch_activation_backward(Backend& be, const OpParams& p, const DeviceTensors& t) {
+  float* dy = t.f("dy");
+  be.activation_backward(p.act, p.n, t.f("y"), dy, p.in_place ? dy : t.f("dx"));
+}
+
+// activation_forward (x -> y; x off the kink at 0) or activation_backward (y = act(random), dy
+// -> dx), in place (x == y, dy == dx) or not.
+OpCase activation_case(Op op, Activation act, size_t n, bool in_place, bool perf) {
+  OpParams p;
+  p.act = act; p.n = n; p.in_place = in_place;
+  const bool bwd = op == Op::activation_backward;
+  OpCase c = make_case(op, std::string(activation_name(act)) + " n" + std::to_string(n) +
+                               (in_place ? " in place" : ""),
+                       p, kElementwise, (bwd ? 2.0 : 1.0) * n, (bwd ? 12.0 : 8.0) * n, perf);
+  c.tensors = [bwd](const OpParams& p, Rng& r) {
+    std::vector<TensorSpec> v;
+    if (bwd) v.push_back(in("y", activated(r, p.act, p.n)));
+    const std::string x = bwd ? "dy" : "x", y = bwd ? "dx" : "y";
+    std::vector<float> values = bwd ? uniform(r, p.n) : off_kink(r, p.n);
+    if (p.in_place) {
+      v.push_back(inout(x, values));
+    } else {
+      v.push_back(in(x, values));
+      v.push_back(out(y, p.n));
+    }
+    return v;
+  };
+  if (bwd)
+    c.launch = launch_activation_backward;
+  else
+    c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
+      float* x = t.f("x");
+      be.activation_forward(p.act, p.n, x, p.in_place ? x : t.f("y"));
+    };
+  return c;
+}
+
+void add_activation(std::vector<OpCase>& t, int B) {
+  for (Activation act : all_activations()) {
+    for (bool in_place : {false, true}) {
+      t.push_back(activation_case(Op::activation_forward, act, 1237, in_place, false));
+      if (!in_place)
+        t.back().grad =
+            gradient({Op::activation_backward}, "y", {"x"}, launch_activation_backward);
+      t.push_back(activation_case(Op::activation_backward, act, 1237, in_place, false));
+    }
+    const size_t n = size_t(B) * 6 * 28 * 28;  // LeNet-5's first activation
+    for (Op op : {Op::activation_forward, Op::activation_backward})
+      t.push_back(activation_case(op, act, n, true, true));
+  }
+}
+
+// ---- loss --------------------------------------------------------------------------------------
+
+OpCase softmax_case(int N, int K, bool with_gradient, bool perf) {
+  OpParams p;
+  p.N = N; p.C = K; p.want_dx = with_gradient;
+  OpCase c = make_case(Op::softmax_cross_entropy,
+                       "N" + std::to_string(N) + " K" + std::to_string(K) +
+                           (with_gradient ? "" : " metrics only"),
+                       p, kSum, 5.0 * N * K, 4.0 * (2.0 * N * K + N), perf);
+  c.tensors = [](const OpParams& p, Rng& r) {
+    // metrics start non-zero: the op accumulates into them
+    std::vector<TensorSpec> v = {in("logits", uniform(r, size_t(p.N) * p.C, -4.f, 4.f)),
+                                 in("labels", integers(r, size_t(p.N), p.C), DType::I32),
+                                 inout("metrics", {1.5f, 2.f})};
+    if (p.want_dx) v.push_back(out("dlogits", size_t(p.N) * p.C));
+    return v;
+  };
+  c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
+    be.softmax_cross_entropy(p.N, p.C, t.f("logits"), t.i32("labels"),
+                             p.want_dx ? t.f("dlogits") : nullptr, t.f("metrics"));
+  };
+  return c;
+}
+
+void add_softmax(std::vector<OpCase>& t, int B) {
+  for (auto [N, K] : {std::pair{64, 10}, {1, 10}, {7, 3}, {1000, 10}})
+    for (bool with_gradient : {true, false}) t.push_back(softmax_case(N, K, with_gradient, false));
+  t.push_back(softmax_case(B, 10, true, true));
+  // The gradient of the mean loss: L = metrics[loss sum] / N, so dL/dlogits is dlogits.
+  OpCase c = softmax_case(4, 10, false, false);
+  c.name += " (mean loss)";
+  c.tensors = [](const OpParams& p, Rng& r) {
+    return std::vector<TensorSpec>{in("logits", uniform(r, size_t(p.N) * p.C, -2.f, 2.f)),
+                                   in("labels", {3, 0, 9, 3}, DType::I32),
+                                   inout("metrics", {0.f, 0.f})};
+  };
+  GradSpec g = gradient(
+      {Op::softmax_cross_entropy}, "metrics", {"logits"},
+      [](Backend& be, const OpParams& p, const DeviceTensors& t) {
+        be.softmax_cross_entropy(p.N, p.C, t.f("logits"), t.i32("labels"), t.f("dlogits"),
+                                 t.f("metrics2"));
+      },
+      {scratch("metrics2", 2)});
+  g.r = {1.f / 4, 0.f};
+  g.abs = 5e-4;  // the loss sum of 4 rows in float: ~1e-5 noise in the estimate; dlogits ~0.1
+  g.why = "float loss sum: ~1e-5 noise at eps 1e-2; dlogits are ~0.1, a wrong one is off by that";
+  c.grad = g;
+  t.push_back(c);
+}
+
+// ---- data pipeline -----------------------------------------------------------------------------
+
+DeviceDataset dataset(const OpParams& p, const DeviceTensors& t) {
+  const GatherArgs& g = p.gather;
+  return DeviceDataset{t.u8("images"), t.i32("labels"), g.count, g.height, g.width, g.mean,
+                       g.inv_std};
+}
+
+std::vector<TensorSpec> gather_tensors(const OpParams& p, Rng& r) {
+  const GatherArgs& g = p.gather;
+  const size_t batch = size_t(g.layout.batch) * g.steps;
+  return {in("images", integers(r, size_t(g.count) * g.height * g.width, 256), DType::U8),
+          in("labels", integers(r, size_t(g.count), 10), DType::I32),
+          out("x", batch * g.layout.out_h * g.layout.out_w), out("y", batch, DType::I32),
+          inout("step", {0.f}, DType::I32)};
+}
+
+OpCase gather_case(Op op, const std::string& name, const GatherArgs& g, bool perf) {
+  OpParams p;
+  p.gather = g;
+  const double batch = double(g.layout.batch) * g.steps;
+  const double outs = batch * g.layout.out_h * g.layout.out_w;
+  OpCase c = make_case(op, name + " batch " + std::to_string(g.layout.batch) + " " +
+                               std::to_string(g.height) + "x" + std::to_string(g.width) + " -> " +
+                               std::to_string(g.layout.out_h) + "x" +
+                               std::to_string(g.layout.out_w),
+                       p, kExact, 2.0 * outs,
+                       batch * g.height * g.width + 4.0 * outs + 8.0 * batch, perf);
+  c.tensors = gather_tensors;
+  if (op == Op::gather_train_batch) {
+    c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
+      const GatherArgs& g = p.gather;
+      const size_t x_stride = size_t(g.layout.batch) * g.layout.out_h * g.layout.out_w;
+      for (int s = 0; s < g.steps; ++s) {
+        be.gather_train_batch(dataset(p, t), t.i32("step"), g.steps_per_epoch, g.seed, g.layout,
+                              t.f("x") + s * x_stride, t.i32("y") + s * g.layout.batch);
+        be.increment(t.i32("step"));
+      }
+    };
+  } else {
+    c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
+      be.gather_batch(dataset(p, t), p.gather.first, p.gather.layout, t.f("x"), t.i32("y"));
+    };
+  }
+  return c;
+}
+
+void add_gather(std::vector<OpCase>& t, int B) {
+  // 203 images of 5x4 in batches of 16, padded to 6x5: 12 steps per epoch, 15 steps cross into
+  // the second epoch (a new shuffle).
+  GatherArgs g;
+  g.count = 203; g.height = 5; g.width = 4; g.mean = 0.3f; g.inv_std = 2.5f;
+  g.layout = {16, 6, 5};
+  g.steps = 15; g.steps_per_epoch = 12; g.seed = 9;
+  t.push_back(gather_case(Op::gather_train_batch, "two epochs", g, false));
+  g.layout = {11, 6, 5};
+  g.steps = 1; g.first = 190;  // the last 11 images, in order
+  t.push_back(gather_case(Op::gather_batch, "tail", g, false));
+  // MNIST-sized images into LeNet-5's 28x28 and Simard's 29x29 inputs.
+  GatherArgs m;
+  m.count = 1024; m.height = 28; m.width = 28; m.mean = 0.13f; m.inv_std = 3.2f;
+  m.steps_per_epoch = m.count / B; m.seed = 3;
+  for (int side : {28, 29}) {
+    m.layout = {B, side, side};
+    t.push_back(gather_case(Op::gather_train_batch, "mnist", m, true));
+    t.push_back(gather_case(Op::gather_batch, "mnist", m, true));
+  }
+}
+
+// ---- fused convolution ---------------------------------------------------------------------------
+
+size_t fused_y_size(const Conv2dShape& s, const ConvEpilogue& e) {
+  return e.pool == PoolKind::None ? s.y_size() : pooled_shape(s, e).y_size();
+}
+
+// The epilogue's element-wise work: bias, activation, pooling.
+double epilogue_flops(const Conv2dShape& s, const ConvEpilogue& e) {
+  double f = 2.0 * double(s.y_size());
+  if (e.pool != PoolKind::None) f += pool_flops(pooled_shape(s, e));
+  return f;
+}
+
+// Without pooling, layers pass y == act_out (the contract allows it): the cases do the same.
+float* fused_y(const OpParams& p, const DeviceTensors& t) {
+  return t.f(p.epi.pool == PoolKind::None ? "act_out" : "y");
+}
+
+void launch_fused_backward(Backend& be, const OpParams& p, const DeviceTensors& t) {
+  be.conv2d_fused_backward(p.conv, p.epi, t.f("x"), t.f("w"), t.f("act_out"), t.f("dy"),
+                           t.f("scratch"), p.want_dx ? t.f("dx") : nullptr, t.f("dw"), t.f("db"));
+}
+
+// The loss is over y, which is act_out itself without pooling; its gradient is "dy" either way.
+GradSpec fused_grad(const Conv2dShape& s, const ConvEpilogue& e, bool want_dx) {
+  GradSpec g = gradient(
+      {Op::conv2d_fused_backward}, e.pool == PoolKind::None ? "act_out" : "y",
+      want_dx ? std::vector<std::string>{"x", "w", "b"} : std::vector<std::string>{"w", "b"},
+      launch_fused_backward, {scratch("scratch", s.y_size())});
+  g.d_of = "dy";
+  return g;
+}
+
+OpCase fused_forward(const std::string& name, const Conv2dShape& s, const ConvEpilogue& e,
+                     bool perf, Inputs inputs = Inputs::Random) {
+  OpParams p;
+  p.conv = s;
+  p.epi = e;
+  const bool pooled = e.pool != PoolKind::None;
+  OpCase c = make_case(
+      Op::conv2d_fused_forward, name + " " + describe(s) + describe(e), p, kSum,
+      s.forward_flops() + epilogue_flops(s, e),
+      conv_bytes(s) + (pooled ? 4.0 * double(fused_y_size(s, e)) : 0.0), perf);
+  c.tensors = [inputs](const OpParams& p, Rng& r) {
+    const Conv2dShape& s = p.conv;
+    Weights d = draw(r, inputs, s.x_size(), s.w_size(), size_t(s.K), 0.3f);
+    std::vector<TensorSpec> v = {in("x", d.x), in("w", d.w), in("b", d.b),
+                                 out("act_out", s.y_size())};
+    if (p.epi.pool != PoolKind::None) v.push_back(out("y", fused_y_size(s, p.epi)));
+    return v;
+  };
+  c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
+    be.conv2d_fused_forward(p.conv, p.epi, t.f("x"), t.f("w"), t.f("b"), t.f("act_out"),
+                            fused_y(p, t));
+  };
+  return c;
+}
+
+OpCase fused_backward(const std::string& name, const Conv2dShape& s, const ConvEpilogue& e,
+                      bool want_dx, bool perf) {
+  OpParams p;
+  p.conv = s;
+  p.epi = e;
+  p.want_dx = want_dx;
+  const double dx = want_dx ? 1.0 : 0.0;
+  OpCase c = make_case(
+      Op::conv2d_fused_backward, name + " " + describe(s) + describe(e) + (want_dx ? "" : " no dx"),
+      p, kSum, (1.0 + dx) * s.forward_flops() + epilogue_flops(s, e),
+      4.0 * ((1.0 + dx) * double(s.x_size()) + 2.0 * double(s.w_size()) + double(s.y_size()) +
+             double(fused_y_size(s, e)) + s.K),
+      perf);
+  c.tensors = [](const OpParams& p, Rng& r) {
+    const Conv2dShape& s = p.conv;
+    std::vector<TensorSpec> v = {in("x", uniform(r, s.x_size())),
+                                 in("w", uniform(r, s.w_size(), -0.3f, 0.3f)),
+                                 in("act_out", activated(r, p.epi.act, s.y_size())),
+                                 in("dy", uniform(r, fused_y_size(s, p.epi))),
+                                 scratch("scratch", s.y_size()), out("dw", s.w_size()),
+                                 out("db", size_t(s.K))};
+    if (p.want_dx) v.push_back(out("dx", s.x_size()));
+    return v;
+  };
+  c.launch = launch_fused_backward;
+  return c;
+}
+
+void add_fused_conv(std::vector<OpCase>& t, int B) {
+  std::vector<Layer> shapes;
+  // Every epilogue a layer can ask for: each activation with each pooling kind.
+  const Conv2dShape small = conv_shape(2, 3, 8, 9, 4, 3, 3, 1, 1);
+  for (Activation a : all_activations())
+    for (PoolKind p : all_pool_kinds()) shapes.push_back({"every epilogue", small, epilogue(a, p)});
+  // The real layers on small batches, and ragged or overlapping pooling after them.
+  const auto convs = conv_test_shapes();
+  shapes.push_back({"lenet5 conv1", convs[0].s, epilogue(Activation::ReLU, PoolKind::Max)});
+  shapes.push_back({"lenet5 conv2", convs[1].s, epilogue(Activation::ReLU, PoolKind::Max)});
+  shapes.push_back({"simard conv1", convs[2].s, epilogue(Activation::Tanh, PoolKind::None)});
+  shapes.push_back({"simard conv2", convs[3].s, epilogue(Activation::Tanh, PoolKind::None)});
+  shapes.push_back({"non-square", convs[4].s, epilogue(Activation::Sigmoid, PoolKind::Avg)});
+  shapes.push_back({"stride3 ragged", convs[8].s, epilogue(Activation::ReLU, PoolKind::Max, 3, 2)});
+  shapes.push_back({"1x1 pool only", convs[5].s, epilogue(Activation::None, PoolKind::Max)});
+  shapes.push_back({"lenet5 conv2 N7", conv_shape(7, 6, 14, 14, 16, 5, 5, 1, 0),
+                    epilogue(Activation::Tanh, PoolKind::Avg)});
+  shapes.push_back({"odd P ragged", conv_shape(3, 2, 9, 9, 5, 3, 3, 1, 0),
+                    epilogue(Activation::ReLU, PoolKind::Max)});
+  shapes.push_back({"wide", conv_shape(2, 3, 40, 40, 20, 5, 5, 1, 2),
+                    epilogue(Activation::ReLU, PoolKind::Max)});
+  for (const ConvShape& s : convs) shapes.push_back({s.name, s.s, ConvEpilogue{}});
+  for (const Layer& l : shapes) {
+    t.push_back(fused_forward(l.name, l.s, l.epi, false));
+    for (bool want_dx : {true, false}) t.push_back(fused_backward(l.name, l.s, l.epi, want_dx, false));
+  }
+  const Layer& simard2 = shapes[all_activations().size() * all_pool_kinds().size() + 3];
+  t.push_back(unaligned(fused_forward(simard2.name, simard2.s, simard2.epi, false), {"w", "b"}));
+  t.push_back(unaligned(fused_backward(simard2.name, simard2.s, simard2.epi, true, false),
+                        {"w", "dw", "db"}));
+  // Finite differences of every epilogue (the Conv2D layer's gradient), with inputs kept off the
+  // kinks: a 3x3 convolution on grid values, or before max pooling a 1x1 one on ordered values;
+  // then stride 2, and a first layer (no dx).
+  std::vector<std::pair<Layer, Inputs>> grads;
+  for (Activation a : all_activations())
+    for (PoolKind k : all_pool_kinds()) {
+      if (k == PoolKind::Max)  // ties: see Inputs::Ordered
+        grads.push_back({{"gradient", conv_shape(2, 1, 6, 7, 2, 1, 1, 1, 0), epilogue(a, k)},
+                         Inputs::Ordered});
+      else
+        grads.push_back({{"gradient", conv_shape(2, 3, 6, 8, 3, 3, 3, 1, 1), epilogue(a, k)},
+                         Inputs::Grid});
+    }
+  grads.push_back({{"gradient", conv_shape(3, 1, 9, 9, 4, 3, 3, 2, 0),
+                    epilogue(Activation::Tanh, PoolKind::None)}, Inputs::Grid});
+  grads.push_back({{"gradient first layer", conv_shape(2, 1, 7, 7, 2, 1, 1, 1, 0),
+                    epilogue(Activation::ReLU, PoolKind::Max)}, Inputs::Ordered});
+  for (const auto& [l, inputs] : grads) {
+    const bool want_dx = l.name != "gradient first layer";
+    t.push_back(fused_forward(l.name, l.s, l.epi, false, inputs));
+    t.back().p.want_dx = want_dx;
+    t.back().grad = fused_grad(l.s, l.epi, want_dx);
+  }
+  // As the models call them: the first layer (C == 1) wants no dx.
+  for (const Layer& l : model_conv_layers(B)) {
+    t.push_back(fused_forward(l.name, l.s, l.epi, true));
+    t.push_back(fused_backward(l.name, l.s, l.epi, l.s.C > 1, true));
+  }
+}
+
+// ---- fused linear --------------------------------------------------------------------------------
+
+OpCase linear_forward(const Dense& d, bool perf, Inputs inputs = Inputs::Random) {
+  OpParams p;
+  p.N = d.N; p.in = d.in; p.out = d.out; p.act = d.act;
+  const double flops = 2.0 * d.N * d.in * d.out + 2.0 * d.N * d.out;
+  const double bytes = 4.0 * (double(d.N) * d.in + double(d.in) * d.out + d.out + double(d.N) * d.out);
+  OpCase c = make_case(Op::linear_forward,
+                       d.name + " N" + std::to_string(d.N) + " " + std::to_string(d.in) + "->" +
+                           std::to_string(d.out) + " +" + activation_name(d.act),
+                       p, kSum, flops, bytes, perf);
+  c.tensors = [inputs](const OpParams& p, Rng& r) {
+    Weights d = draw(r, inputs, size_t(p.N) * p.in, size_t(p.out) * p.in, size_t(p.out), 0.2f);
+    return std::vector<TensorSpec>{in("x", d.x), in("w", d.w), in("b", d.b),
+                                   out("y", size_t(p.N) * p.out)};
+  };
+  c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
+    be.linear_forward(p.N, p.in, p.out, p.act, t.f("x"), t.f("w"), t.f("b"), t.f("y"));
+  };
+  return c;
+}
+
+void launch_linear_backward(Backend& be, const OpParams& p, const DeviceTensors& t) {
+  be.linear_backward(p.N, p.in, p.out, p.act, t.f("x"), t.f("w"), t.f("y"), t.f("dy"),
+                     t.f("scratch"), p.want_dx ? t.f("dx") : nullptr, t.f("dw"),
+                     p.with_bias ? t.f("db") : nullptr);
+}
+
+OpCase linear_backward(const Dense& d, bool want_dx, bool with_db, bool perf) {
+  OpParams p;
+  p.N = d.N; p.in = d.in; p.out = d.out; p.act = d.act;
+  p.want_dx = want_dx; p.with_bias = with_db;
+  const double dx = want_dx ? 1.0 : 0.0;
+  const double flops = (2.0 + 2.0 * dx) * d.N * d.in * d.out + 2.0 * d.N * d.out;
+  const double bytes = 4.0 * ((1.0 + dx) * d.N * d.in + 2.0 * d.in * d.out + 2.0 * d.N * d.out + d.out);
+  OpCase c = make_case(Op::linear_backward,
+                       d.name + " N" + std::to_string(d.N) + " " + std::to_string(d.in) + "->" +
+                           std::to_string(d.out) + " +" + activation_name(d.act) +
+                           (want_dx ? "" : " no dx") + (with_db ? "" : " no db"),
+                       p, kSum, flops, bytes, perf);
+  c.tensors = [](const OpParams& p, Rng& r) {
+    std::vector<TensorSpec> v = {in("x", uniform(r, size_t(p.N) * p.in)),
+                                 in("w", uniform(r, size_t(p.out) * p.in, -0.2f, 0.2f)),
+                                 in("y", activated(r, p.act, size_t(p.N) * p.out)),
+                                 in("dy", uniform(r, size_t(p.N) * p.out)),
+                                 scratch("scratch", size_t(p.N) * p.out),
+                                 out("dw", size_t(p.out) * p.in)};
+    if (p.want_dx) v.push_back(out("dx", size_t(p.N) * p.in));
+    if (p.with_bias) v.push_back(out("db", size_t(p.out)));
+    return v;
+  };
+  c.launch = launch_linear_backward;
+  return c;
+}
+
+void add_linear(std::vector<OpCase>& t, int B) {
+  std::vector<Dense> shapes = {{"lenet5 fc1", 64, 400, 120, Activation::ReLU},
+                               {"lenet5 fc3", 5, 84, 10, Activation::None},
+                               {"simard fc1", 3, 1250, 100, Activation::Tanh},
+                               {"ragged", 7, 13, 9, Activation::Sigmoid},
+                               {"mlp fc1", 1, 784, 300, Activation::ReLU}};
+  for (const Dense& d : shapes) {
+    t.push_back(linear_forward(d, false));
+    t.push_back(linear_backward(d, true, true, false));
+  }
+  t.push_back(linear_backward(shapes[3], false, false, false));
+  t.push_back(unaligned(linear_forward(shapes[2], false), {"w", "b"}));
+  t.push_back(unaligned(linear_backward(shapes[2], true, true, false), {"w", "dw", "db"}));
+  // Every activation, small enough for finite differences (the Dense layer's gradient check).
+  for (Activation act : all_activations()) {
+    const Dense d{"small", 3, 12, 7, act};
+    t.push_back(linear_forward(d, false, Inputs::Grid));
+    t.back().grad = gradient({Op::linear_backward}, "y", {"x", "w", "b"}, launch_linear_backward,
+                             {scratch("scratch", size_t(d.N) * d.out)});
+    t.push_back(linear_backward(d, true, true, false));
+  }
+  for (const Dense& d : model_dense_layers(B)) {
+    t.push_back(linear_forward(d, true));
+    t.push_back(linear_backward(d, d.name != "mlp fc1", true, true));  // mlp fc1 is a first layer
+  }
+}
+
+// ---- optimizers ------------------------------------------------------------------------------------
+
+void add_optimizers(std::vector<OpCase>& t, int) {
+  for (Op op : {Op::sgd_update, Op::adam_update}) {
+    t.push_back(optimizer_case(op, 10007, 3, false));  // not a multiple of any vector width
+    t.push_back(optimizer_case(op, 61706, 1, true));   // LeNet-5's parameter arena
+    t.push_back(unaligned(optimizer_case(op, 10007, 3, false),
+                          {"params", "grads", "velocity", "m", "v"}));
+  }
+}
+
+}  // namespace
+
+// ---- public builders -------------------------------------------------------------------------------
+
+TensorSpec in(std::string name, std::vector<float> values, DType type) {
+  const size_t n = values.size();
+  return {std::move(name), Role::In, type, n, std::move(values)};
+}
+TensorSpec inout(std::string name, std::vector<float> values, DType type) {
+  const size_t n = values.size();
+  return {std::move(name), Role::InOut, type, n, std::move(values)};
+}
+TensorSpec out(std::string name, size_t size, DType type) {
+  return {std::move(name), Role::Out, type, size, {}};
+}
+TensorSpec scratch(std::string name, size_t size) {
+  return {std::move(name), Role::Scratch, DType::F32, size, {}};
+}
+TensorSpec misaligned(TensorSpec t, size_t offset) {
+  t.offset = offset;
+  return t;
+}
+
+std::string OpCase::label() const { return std::string(op_name(op)) + " " + name; }
+
+uint64_t OpCase::seed() const {
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
+  for (char ch : label()) h = (h ^ uint8_t(ch)) * 0x100000001b3ull;
+  return h;
+}
+
+OpCase gemm_case(const std::string& name, const GemmArgs& g, bool perf) {
+  OpParams p;
+  p.gemm = g;
+  const double mn = double(g.M) * g.N;
+  OpCase c = make_case(Op::gemm,
+                       name + " " + std::to_string(g.M) + "x" + std::to_string(g.N) + "x" +
+                           std::to_string(g.K) + (g.trans_a ? " A^T" : " A") +
+                           (g.trans_b ? " B^T" : " B"),
+                       p, kSum, 2.0 * mn * g.K,
+                       4.0 * (double(g.M) * g.K + double(g.K) * g.N + mn * (g.beta != 0.f ? 2 : 1)),
+                       perf);
+  c.tensors = [](const OpParams& p, Rng& r) {
+    const GemmArgs& g = p.gemm;
+    const size_t mn = size_t(g.M) * g.N;
+    // beta == 0 must ignore C: it starts as NaN
+    return std::vector<TensorSpec>{in("A", uniform(r, size_t(g.M) * g.K)),
+                                   in("B", uniform(r, size_t(g.K) * g.N)),
+                                   g.beta == 0.f ? out("C", mn) : inout("C", uniform(r, mn))};
+  };
+  c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
+    const GemmArgs& g = p.gemm;
+    be.gemm(g.trans_a, g.trans_b, g.M, g.N, g.K, g.alpha, t.f("A"), g.trans_a ? g.M : g.K,
+            t.f("B"), g.trans_b ? g.K : g.N, g.beta, t.f("C"), g.N);
+  };
+  return c;
+}
+
+OpCase optimizer_case(Op op, size_t n, int steps, bool perf) {
+  OpParams p;
+  p.n = n;
+  p.steps = steps;
+  const bool adam = op == Op::adam_update;
+  // per element and step: SGD reads p, g, v and writes p, v; Adam also reads and writes m
+  OpCase c = make_case(op, "n" + std::to_string(n) + " x" + std::to_string(steps) + " steps", p,
+                       kElementwise, (adam ? 16.0 : 6.0) * n * steps, 4.0 * (adam ? 7 : 5) * n * steps,
+                       perf);
+  if (adam) {
+    c.tensors = [](const OpParams& p, Rng& r) {
+      return std::vector<TensorSpec>{
+          inout("params", uniform(r, p.n)), in("grads", uniform(r, p.n)),
+          inout("m", uniform(r, p.n)), inout("v", uniform(r, p.n, 0.f, 1.f)),
+          in("hyper", {1e-3f, 0.f, 1e-4f, 0.9f, 0.999f, 1e-8f}), inout("step", {0.f}, DType::I32)};
+    };
+    c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
+      for (int s = 0; s < p.steps; ++s) {
+        be.adam_update(p.n, t.f("params"), t.f("grads"), t.f("m"), t.f("v"), t.f("hyper"),
+                       t.i32("step"));
+        be.increment(t.i32("step"));
+      }
+    };
+  } else {
+    c.tensors = [](const OpParams& p, Rng& r) {
+      return std::vector<TensorSpec>{inout("params", uniform(r, p.n)), in("grads", uniform(r, p.n)),
+                                     inout("velocity", uniform(r, p.n)),
+                                     in("hyper", {0.05f, 0.9f, 5e-4f, 0.9f, 0.999f, 1e-8f})};
+    };
+    c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
+      for (int s = 0; s < p.steps; ++s)
+        be.sgd_update(p.n, t.f("params"), t.f("grads"), t.f("velocity"), t.f("hyper"));
+    };
+  }
+  return c;
+}
+
+std::vector<OpCase> op_table(int perf_batch) {
+  std::vector<OpCase> t;
+  add_gemm(t, perf_batch);
+  add_conv(t, perf_batch);
+  add_pool(t, perf_batch);
+  add_bias(t, perf_batch);
+  add_activation(t, perf_batch);
+  add_softmax(t, perf_batch);
+  add_optimizers(t, perf_batch);
+  add_gather(t, perf_batch);
+  add_fused_conv(t, perf_batch);
+  add_linear(t, perf_batch);
+  // A perf case that is also a test case (a model's layer at batch 64) is one case, timed.
+  std::vector<OpCase> unique;
+  for (OpCase& c : t) {
+    auto same = std::find_if(unique.begin(), unique.end(),
+                             [&](const OpCase& u) { return u.label() == c.label(); });
+    if (same == unique.end()) unique.push_back(std::move(c));
+    else same->perf = same->perf || c.perf;
+  }
+  return unique;
+}
+
+bool has_gradient(Op op) {
+  return std::string(op_name(op)).find("_backward") != std::string::npos ||
+         op == Op::softmax_cross_entropy;  // the loss returns its own gradient
+}
+
+}  // namespace pcnn::test
