@@ -18,6 +18,22 @@
 
 #include "core/op_list.hpp"
 
+// Memory, copies and the device-side step counter: X(return type, name, parameters).
+#define PCNN_MEMORY_OPS(X)                                                                  \
+  X(void*, allocate, (size_t bytes))                /* uninitialised, 256-byte aligned */  \
+  X(void, deallocate, (void* ptr))                  /* nullptr is a no-op */               \
+  X(void, upload, (void* dst, const void* src, size_t bytes))    /* host -> device */      \
+  X(void, download, (void* dst, const void* src, size_t bytes))  /* device -> host, syncs */ \
+  X(void, copy, (void* dst, const void* src, size_t bytes))      /* device -> device */    \
+  X(void, fill, (float* dst, float value, size_t n))             /* overwrites dst[0..n) */ \
+  X(void, synchronize, ())                          /* all launched work done */           \
+  /* *counter += 1 (device-side step counter, so a replayed graph advances by itself) */  \
+  X(void, increment, (int32_t* counter))
+
+// In a backend that owns its memory: declares the whole memory section.
+#define PCNN_OVERRIDE_MEMORY_OP(ret, op, params) ret op params override;
+#define PCNN_OVERRIDE_MEMORY_OPS PCNN_MEMORY_OPS(PCNN_OVERRIDE_MEMORY_OP)
+
 // In a backend's class: declares that it defines `op` (parameters from core/op_list.hpp).
 #define PCNN_OVERRIDE(op) void op PCNN_OP_PARAMS_##op override;
 // Declares every required op (a backend that defines them all); the fused ones are named one by
@@ -35,16 +51,10 @@ class Backend {
   virtual std::string device_name() const = 0;    // e.g. "2 OpenMP threads", "NVIDIA H200"
   virtual bool is_host_memory() const = 0;        // true: device pointers are host pointers
 
-  // ---- memory -----------------------------------------------------------------------------
-  virtual void* allocate(size_t bytes) = 0;                     // uninitialised, 256-byte aligned
-  virtual void deallocate(void* ptr) = 0;                       // nullptr is a no-op
-  virtual void upload(void* dst, const void* src, size_t bytes) = 0;    // host -> device
-  virtual void download(void* dst, const void* src, size_t bytes) = 0;  // device -> host (syncs)
-  virtual void copy(void* dst, const void* src, size_t bytes) = 0;      // device -> device
-  virtual void fill(float* dst, float value, size_t n) = 0;            // overwrites dst[0..n)
-  virtual void synchronize() = 0;                                      // all launched work done
-  // *counter += 1 (device-side step counter, so a replayed graph advances by itself).
-  virtual void increment(int32_t* counter) = 0;
+  // ---- memory (PCNN_MEMORY_OPS above) ----------------------------------------------------
+#define PCNN_PURE_MEMORY_OP(ret, op, params) virtual ret op params = 0;
+  PCNN_MEMORY_OPS(PCNN_PURE_MEMORY_OP)
+#undef PCNN_PURE_MEMORY_OP
 
   // ---- kernel ops (core/op_list.hpp) ------------------------------------------------------
 #define PCNN_PURE_OP(op) virtual void op PCNN_OP_PARAMS_##op = 0;

@@ -29,14 +29,7 @@ class CudaBackend : public Backend {
   std::string device_name() const override { return ctx_.device_name(); }
   bool is_host_memory() const override { return false; }
 
-  void* allocate(size_t bytes) override;
-  void deallocate(void* ptr) override;
-  void upload(void* dst, const void* src, size_t bytes) override;
-  void download(void* dst, const void* src, size_t bytes) override;
-  void copy(void* dst, const void* src, size_t bytes) override;
-  void fill(float* dst, float value, size_t n) override;
-  void synchronize() override;
-  void increment(int32_t* counter) override;
+  PCNN_OVERRIDE_MEMORY_OPS
 
   PCNN_OVERRIDE_REQUIRED_OPS
 

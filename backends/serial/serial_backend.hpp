@@ -14,14 +14,7 @@ class SerialBackend : public Backend {
   std::string device_name() const override { return "1 CPU thread"; }
   bool is_host_memory() const override { return true; }
 
-  void* allocate(size_t bytes) override;
-  void deallocate(void* ptr) override;
-  void upload(void* dst, const void* src, size_t bytes) override;
-  void download(void* dst, const void* src, size_t bytes) override;
-  void copy(void* dst, const void* src, size_t bytes) override;
-  void fill(float* dst, float value, size_t n) override;
-  void synchronize() override {}
-  void increment(int32_t* counter) override { ++*counter; }
+  PCNN_OVERRIDE_MEMORY_OPS
 
   PCNN_OVERRIDE_REQUIRED_OPS
 
