@@ -14,7 +14,7 @@ namespace pcnn {
 template <Activation A>
 PCNN_HD inline float activate(float x) {
   (void)x;
-#define PCNN_ACT_ROW(e, name, desc, f, df) \
+#define PCNN_ACT_ROW(e, name, desc, init, f, df) \
   if constexpr (A == Activation::e) return f;
   PCNN_ACTIVATIONS(PCNN_ACT_ROW)
 #undef PCNN_ACT_ROW
@@ -24,7 +24,7 @@ PCNN_HD inline float activate(float x) {
 template <Activation A>
 PCNN_HD inline float activation_derivative(float y) {
   (void)y;
-#define PCNN_ACT_ROW(e, name, desc, f, df) \
+#define PCNN_ACT_ROW(e, name, desc, init, f, df) \
   if constexpr (A == Activation::e) return df;
   PCNN_ACTIVATIONS(PCNN_ACT_ROW)
 #undef PCNN_ACT_ROW
@@ -33,7 +33,7 @@ PCNN_HD inline float activation_derivative(float y) {
 
 PCNN_HD inline float activate(Activation act, float x) {
   switch (act) {
-#define PCNN_ACT_ROW(e, name, desc, f, df) \
+#define PCNN_ACT_ROW(e, name, desc, init, f, df) \
   case Activation::e: return f;
     PCNN_ACTIVATIONS(PCNN_ACT_ROW)
 #undef PCNN_ACT_ROW
@@ -43,7 +43,7 @@ PCNN_HD inline float activate(Activation act, float x) {
 
 PCNN_HD inline float activation_derivative(Activation act, float y) {
   switch (act) {
-#define PCNN_ACT_ROW(e, name, desc, f, df) \
+#define PCNN_ACT_ROW(e, name, desc, init, f, df) \
   case Activation::e: return df;
     PCNN_ACTIVATIONS(PCNN_ACT_ROW)
 #undef PCNN_ACT_ROW

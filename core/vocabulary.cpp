@@ -13,6 +13,9 @@ struct Row {
 
 #define PCNN_NAME_ROW(e, name, desc, ...) {name, desc},
 constexpr Row kActivations[] = {PCNN_ACTIVATIONS(PCNN_NAME_ROW)};
+#define PCNN_INIT_ROW(e, name, desc, init, ...) InitKind::init,
+constexpr InitKind kActivationInits[] = {PCNN_ACTIVATIONS(PCNN_INIT_ROW)};
+#undef PCNN_INIT_ROW
 constexpr Row kPools[] = {PCNN_POOL_KINDS(PCNN_NAME_ROW)};
 constexpr Row kLayerKinds[] = {PCNN_LAYER_KINDS(PCNN_NAME_ROW)};
 #undef PCNN_NAME_ROW
@@ -30,6 +33,7 @@ E parse_row(const Row (&rows)[N], const std::string& s, const char* what) {
 
 const char* activation_name(Activation a) { return kActivations[int(a)].name; }
 const char* activation_description(Activation a) { return kActivations[int(a)].description; }
+InitKind preferred_init(Activation a) { return kActivationInits[int(a)]; }
 const char* pool_name(PoolKind p) { return kPools[int(p)].name; }
 const char* pool_description(PoolKind p) { return kPools[int(p)].description; }
 const char* layer_kind_description(LayerKind k) { return kLayerKinds[int(k)].description; }

@@ -9,13 +9,16 @@
 #include <string>
 #include <vector>
 
-// X(Enum, "name", "description", f(x), f'(x) written with the forward *output* y)
-// The derivative takes y so that backward never needs the pre-activation.
-#define PCNN_ACTIVATIONS(X)                                                                   \
-  X(None, "none", "identity", (x), (1.f))                                                     \
-  X(ReLU, "relu", "max(x, 0)", (x > 0.f ? x : 0.f), (y > 0.f ? 1.f : 0.f))                    \
-  X(Tanh, "tanh", "hyperbolic tangent", (tanhf(x)), (1.f - y * y))                            \
-  X(Sigmoid, "sigmoid", "logistic 1 / (1 + e^-x)", (1.f / (1.f + expf(-x))), (y * (1.f - y)))
+// X(Enum, "name", "description", init, f(x), f'(x) written with the forward *output* y)
+// The derivative takes y so that backward never needs the pre-activation. init: the weight
+// initialisation of a layer this activation follows (Kaiming for rectifiers, He et al. 2015;
+// Xavier for saturating functions, Glorot & Bengio 2010).
+#define PCNN_ACTIVATIONS(X)                                                                  \
+  X(None, "none", "identity", Xavier, (x), (1.f))                                            \
+  X(ReLU, "relu", "max(x, 0)", Kaiming, (x > 0.f ? x : 0.f), (y > 0.f ? 1.f : 0.f))          \
+  X(Tanh, "tanh", "hyperbolic tangent", Xavier, (tanhf(x)), (1.f - y * y))                   \
+  X(Sigmoid, "sigmoid", "logistic 1 / (1 + e^-x)", Xavier, (1.f / (1.f + expf(-x))),         \
+    (y * (1.f - y)))
 
 // X(Enum, "name", "description")
 #define PCNN_POOL_KINDS(X)                                                   \
@@ -39,6 +42,9 @@ enum class PoolKind { PCNN_POOL_KINDS(PCNN_ENUM_ROW) };
 enum class LayerKind { PCNN_LAYER_KINDS(PCNN_ENUM_ROW) };
 #undef PCNN_ENUM_ROW
 
+// Weight initialisation: Kaiming-normal or Xavier-uniform (layers/layer.hpp draws them).
+enum class InitKind { Kaiming, Xavier };
+
 // A layer type as a spec names it: "conv", "dense", "flatten", a pooling name ("maxpool") or an
 // activation name ("relu").
 struct LayerType {
@@ -49,6 +55,7 @@ struct LayerType {
 
 const char* activation_name(Activation a);
 const char* activation_description(Activation a);
+InitKind preferred_init(Activation a);  // of the layer whose output the activation takes
 const char* pool_name(PoolKind p);
 const char* pool_description(PoolKind p);
 const char* layer_kind_description(LayerKind k);

@@ -17,8 +17,6 @@ struct FeatureShape {
   size_t size() const { return size_t(c) * h * w; }
 };
 
-enum class InitKind { Kaiming, Xavier };
-
 class Layer {
  public:
   virtual ~Layer() = default;
@@ -51,7 +49,8 @@ class Layer {
   FeatureShape in_, out_;
 };
 
-// Kaiming-normal (ReLU follows) or Xavier-uniform weights; biases start at zero.
+// Kaiming-normal or Xavier-uniform weights (core/vocabulary.hpp: preferred_init); biases start
+// at zero.
 void init_weights(Rng& rng, InitKind kind, int fan_in, int fan_out, float* w, size_t n);
 
 // A layer with parameters: `units` rows of fan_in weights, then one bias per unit, in that order

@@ -34,8 +34,7 @@ Activation activation_after(const ModelSpec& spec, size_t i) {
 std::unique_ptr<Layer> make_layer(const ModelSpec& spec, size_t i, FeatureShape in) {
   const LayerSpec& l = spec.layers[i];
   const LayerType type = type_of(spec, i);
-  const InitKind init =
-      activation_after(spec, i) == Activation::ReLU ? InitKind::Kaiming : InitKind::Xavier;
+  const InitKind init = preferred_init(activation_after(spec, i));
   switch (type.kind) {
     case LayerKind::Conv: {
       PCNN_CHECK(l.units > 0 && l.kernel > 0 && l.stride > 0 && l.pad >= 0,

@@ -53,18 +53,36 @@ void KokkosBackend::bias_backward(int N, int C, int HW, const float* dy, float* 
   });
 }
 
+namespace {
+// One kernel per activation (dispatch_activation below picks it), so the formula folds into the
+// loop. Free templates: nvcc wants a named enclosing function around a Kokkos device lambda.
+template <Activation A>
+void activation_forward_kernel(size_t n, const float* x, float* y) {
+  Kokkos::parallel_for("pcnn::activation_forward", range(n), KOKKOS_LAMBDA(size_t i) {
+    y[i] = activate<A>(x[i]);
+  });
+}
+
+template <Activation A>
+void activation_backward_kernel(size_t n, const float* y, const float* dy, float* dx) {
+  Kokkos::parallel_for("pcnn::activation_backward", range(n), KOKKOS_LAMBDA(size_t i) {
+    dx[i] = dy[i] * activation_derivative<A>(y[i]);
+  });
+}
+}  // namespace
+
 // y[i] = act(x[i]), n elements; x == y allowed
 void KokkosBackend::activation_forward(Activation act, size_t n, const float* x, float* y) {
-  Kokkos::parallel_for("pcnn::activation_forward", range(n), KOKKOS_LAMBDA(size_t i) {
-    y[i] = activate(act, x[i]);
+  dispatch_activation(act, [&](auto tag) {
+    activation_forward_kernel<decltype(tag)::value>(n, x, y);
   });
 }
 
 // dx[i] = dy[i] * act'(y[i]); dy == dx allowed
 void KokkosBackend::activation_backward(Activation act, size_t n, const float* y,
                                         const float* dy, float* dx) {
-  Kokkos::parallel_for("pcnn::activation_backward", range(n), KOKKOS_LAMBDA(size_t i) {
-    dx[i] = dy[i] * activation_derivative(act, y[i]);
+  dispatch_activation(act, [&](auto tag) {
+    activation_backward_kernel<decltype(tag)::value>(n, y, dy, dx);
   });
 }
 
