@@ -18,7 +18,9 @@
   X(ReLU, "relu", "max(x, 0)", Kaiming, (x > 0.f ? x : 0.f), (y > 0.f ? 1.f : 0.f))          \
   X(Tanh, "tanh", "hyperbolic tangent", Xavier, (tanhf(x)), (1.f - y * y))                   \
   X(Sigmoid, "sigmoid", "logistic 1 / (1 + e^-x)", Xavier, (1.f / (1.f + expf(-x))),         \
-    (y * (1.f - y)))
+    (y * (1.f - y)))                                                                         \
+  X(ELU, "elu", "x, or e^x - 1 below zero (Clevert et al. 2016)", Kaiming,                  \
+    (x > 0.f ? x : expm1f(x)), (y > 0.f ? 1.f : y + 1.f))
 
 // X(Enum, "name", "description")
 #define PCNN_POOL_KINDS(X)                                                   \
