@@ -15,7 +15,7 @@
 #include "bench/host_info.hpp"
 #include "core/check.hpp"
 #include "report/number_format.hpp"
-#include "report/unavailable_reason.hpp"
+#include "backends/unavailable_reason.hpp"
 #include "tests/synthetic.hpp"
 
 namespace pcnn::bench {

@@ -160,7 +160,7 @@ void launch_tiled(CudaContext& ctx, const P0& p0, const P1* p1, int split_from) 
   PCNN_CUDA_CHECK_LAUNCH("gemm_kernel_tiled");
 }
 
-// Auto (H200 measurements in notes/cuda.md): Large once every multiprocessor gets a tile and
+// Auto (H200 measurements in notes/tuning-cuda.md): Large once every multiprocessor gets a tile and
 // every reduction is long (1024^3: 104 us vs 171 us Medium; but the Simard 1024x1250->100
 // backward, whose dx part reduces over only 100, took 114.5 us on Large vs 64.2 on Medium with
 // split K); Medium, splitting K >= 512, once half of them get a tile (1024x400->120 forward:

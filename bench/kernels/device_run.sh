@@ -2,7 +2,7 @@
 # Runs on the GPU machine from the repository root: builds the project with the cuda (and
 # cudnn) backends plus this kernel lab, then the cuda backend's tests, the labs and the
 # whole-step lab, each under its own time limit, logs in $OUT. Header-only dependencies come
-# from .deps/cuda-dev/include (carried; see notes/cuda.md).
+# from .deps/cuda-dev/include (carried; see notes/tuning-cuda.md).
 # Usage: bench/kernels/device_run.sh [memcheck|racecheck] [labs...]   (default labs: all)
 set -uo pipefail
 out=${OUT:-/tmp/pcnn-out}
