@@ -41,6 +41,7 @@ int run_train(const TrainOptions& o) {
   replicas.push_back(open_backend(o.backend, o.threads));
   Backend* be = replicas[0].get();
   const DatasetPair data = load_data(o.data);  // after the backend: a bad name fails fast
+  data.check_labels(spec.classes);  // a label past the logits would index the loss out of bounds
   for (int r = 1; r < o.gpus; ++r) {
     BackendOptions opts;
     opts.threads = o.threads;
