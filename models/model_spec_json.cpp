@@ -7,6 +7,7 @@
 
 #include "core/check.hpp"
 #include "core/vocabulary.hpp"
+#include "models/json_text.hpp"
 #include "models/model_spec.hpp"
 #include "models/spec_check.hpp"
 
@@ -28,12 +29,6 @@ const std::vector<std::string>& keys_of(LayerKind kind) {
     case LayerKind::Pool: return pool;
     default: return none;
   }
-}
-
-// A value as an error message quotes it: cut short, so a huge array stays one readable line.
-std::string brief(const json& v) {
-  std::string s = v.dump();
-  return s.size() <= 40 ? s : s.substr(0, 37) + "...";
 }
 
 std::string joined(const std::vector<std::string>& words) {

@@ -11,6 +11,7 @@
 #include "core/check.hpp"
 #include "core/checked_math.hpp"
 #include "models/atomic_write.hpp"
+#include "models/json_text.hpp"
 #include "models/spec_check.hpp"
 #include "models/tensor_file.hpp"
 
@@ -40,15 +41,16 @@ std::string shape_text(const std::vector<int64_t>& shape) { return nlohmann::jso
 std::string encode_model(const SavedModel& m) {
   TensorFile f;
   f.tensors = tensors_of(m.spec);
-  size_t at = 0;
+  size_t needed = 0;
+  for (const NamedTensor& t : f.tensors) needed += size_t(*checked_product(t.shape));
+  PCNN_CHECK(m.params.size() == needed,
+             "the model has " << m.params.size() << " parameters, its spec needs " << needed);
+  auto from = m.params.begin();
   for (NamedTensor& t : f.tensors) {
-    const size_t n = size_t(*checked_product(t.shape));
-    PCNN_CHECK(at + n <= m.params.size(), "the model has " << m.params.size()
-                                                           << " parameters, fewer than its spec needs");
-    t.data.assign(m.params.begin() + std::ptrdiff_t(at), m.params.begin() + std::ptrdiff_t(at + n));
-    at += n;
+    const auto to = from + std::ptrdiff_t(*checked_product(t.shape));
+    t.data.assign(from, to);
+    from = to;
   }
-  PCNN_CHECK(at == m.params.size(), "the model has " << m.params.size() << " parameters, its spec needs " << at);
   f.metadata = provenance_metadata(m.provenance);
   f.metadata["spec"] = to_json(m.spec).dump();
   f.metadata["mean"] = metadata_number(m.mean);

@@ -13,6 +13,7 @@
 
 #include "core/check.hpp"
 #include "core/checked_math.hpp"
+#include "models/json_text.hpp"
 
 #ifndef PCNN_VERSION
 #define PCNN_VERSION "unknown"
@@ -136,7 +137,7 @@ Extent Decoder::read_extent(const std::string& name, const json& v) const {
   if (!v.is_object() || v.size() != 3 || !v.contains("dtype") || !v.contains("shape") ||
       !v.contains("data_offsets"))
     fail("has a corrupt header (" + t + " needs dtype, shape and data_offsets, nothing else)");
-  if (v["dtype"] != "F32") fail("has " + t + " of dtype " + quoted(v["dtype"].dump()) + " (only F32 is read)");
+  if (v["dtype"] != "F32") fail("has " + t + " of dtype " + brief(v["dtype"]) + " (only F32 is read)");
   const json& shape = v["shape"];
   const json& off = v["data_offsets"];
   Extent e;
@@ -144,7 +145,7 @@ Extent Decoder::read_extent(const std::string& name, const json& v) const {
   if (!shape.is_array() || shape.size() > 8) fail("has a corrupt header (" + t + " shape)");
   for (const json& d : shape) {
     if (!d.is_number_unsigned() || d.get<uint64_t>() > kMaxElements)
-      fail("has a corrupt header (" + t + " shape " + quoted(shape.dump()) + ")");
+      fail("has a corrupt header (" + t + " shape: " + brief(d) + ")");
     e.shape.push_back(d.get<int64_t>());
   }
   const auto count = checked_product(e.shape);
@@ -177,11 +178,6 @@ void Decoder::check_crc(const std::string& stored) const {
 }  // namespace
 
 const char* pcnn_version() { return PCNN_VERSION; }
-
-std::string quoted(const std::string& s) {
-  const std::string q = json(s).dump(-1, ' ', false, json::error_handler_t::replace);
-  return q.size() <= 60 ? q : q.substr(0, 57) + "...\"";
-}
 
 std::string crc32_text(uint32_t crc) {
   char s[9];

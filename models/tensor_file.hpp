@@ -46,10 +46,6 @@ TensorFile decode_tensor_file(const std::string& bytes, const FileKind& kind,
 
 const char* pcnn_version();
 
-// A name or value read from a file, as an error message quotes it: escaped and cut short, so the
-// message stays one line.
-std::string quoted(const std::string& s);
-
 // A crc32 as the files store it: 8 lowercase hex digits.
 std::string crc32_text(uint32_t crc);
 
