@@ -77,6 +77,30 @@ void spec_seeds(const std::string& out) {
     {"type": "conv", "units": 3, "kernel": 2, "stride": 2, "pad": 1, "act": "tanh",
      "pool": "avgpool", "pool_window": 2, "pool_stride": 1},
     {"type": "sigmoid"}, {"type": "avgpool", "kernel": 2}, {"type": "dense", "units": 4, "act": "relu"}]})");
+  // Edge geometry that the checks accept: the test suite runs these on every backend.
+  const std::pair<const char*, const char*> edges[] = {
+      {"pool_stride_past_window", R"([1, 9, 9], 3, [{"type": "maxpool", "kernel": 2, "stride": 3}])"},
+      {"conv_stride_past_kernel", R"([3, 7, 5], 3, [{"type": "conv", "units": 2, "kernel": 2, "stride": 3, "pad": 1}])"},
+      {"pad_kernel_minus_1", R"([1, 1, 1], 3, [{"type": "conv", "units": 2, "kernel": 3, "pad": 2}])"},
+      {"window_is_the_input", R"([2, 5, 5], 3, [{"type": "avgpool", "kernel": 5}])"},
+      {"fused_pool_whole_map", R"([1, 5, 5], 3, [{"type": "conv", "units": 2, "kernel": 3, "act": "relu",
+          "pool": "maxpool", "pool_window": 3, "pool_stride": 7}])"},
+      {"dense_on_maps", R"([2, 4, 3], 3, [{"type": "conv", "units": 2, "kernel": 2}, {"type": "dense", "units": 3}])"},
+      {"conv_after_flatten", R"([2, 3, 3], 3, [{"type": "flatten"}, {"type": "conv", "units": 4, "kernel": 1}])"},
+      {"one_class", R"([1, 4, 4], 1, [{"type": "maxpool", "kernel": 2, "stride": 1}])"},
+      {"stacked_activations", R"([1, 6, 6], 3, [{"type": "relu"}, {"type": "tanh"}, {"type": "sigmoid"},
+          {"type": "avgpool", "kernel": 3, "stride": 1}])"},
+      {"strip_input", R"([1, 1, 40], 3, [{"type": "conv", "units": 3, "kernel": 1, "stride": 2}])"},
+  };
+  for (const auto& [name, body] : edges) {
+    // "[input], classes, [layers]" -> a spec ending in flatten + dense of `classes` units.
+    auto j = nlohmann::json::parse("[" + std::string(body) + "]");
+    j = {{"name", name}, {"input", j[0]}, {"classes", j[1]}, {"layers", j[2]}};
+    j["layers"].push_back({{"type", "flatten"}});
+    j["layers"].push_back({{"type", "dense"}, {"units", j["classes"]}});
+    pcnn::model_spec_from_json(j);  // each must be accepted
+    write(out + "/edge_" + name + ".json", j.dump(1));
+  }
 }
 
 void model_seeds(const std::string& out) {
