@@ -27,9 +27,10 @@ void idx_target(const uint8_t* data, size_t size);
 // decode_model, then encode -> decode -> encode must reproduce the model and the bytes.
 void model_file_target(const uint8_t* data, size_t size);
 // model_spec_from_json, the round trip spec -> JSON -> spec (plain and fused), and building and
-// running the layers on be where the spec is small enough to be quick.
+// running the layers on be where the spec is small enough to be quick; be's logits and gradients
+// must agree with serial's.
 void model_spec_check(Backend& be, const uint8_t* data, size_t size);
-// model_spec_check on the serial backend (the libFuzzer programs are built with serial alone).
+// model_spec_check on openmp where the fuzzing build has it, else on serial.
 void model_spec_target(const uint8_t* data, size_t size);
 
 // Throws FuzzFailure(what) when ok is false.

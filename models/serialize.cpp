@@ -74,6 +74,8 @@ SavedModel decode_model(const std::string& bytes, const std::string& name) {
     m.mean = metadata_value<float>(f.metadata, "mean", NAN);
     m.inv_std = metadata_value<float>(f.metadata, "inv_std", NAN);
     m.provenance = provenance_from_metadata(f.metadata);
+    const auto version = f.metadata.find("pcnn_version");
+    m.written_by = version == f.metadata.end() ? "unknown" : version->second;
   } catch (const Error& e) {
     throw Error(at + " has a bad header: " + e.what());
   }

@@ -18,6 +18,8 @@ struct SavedModel {
   float mean = 0.f, inv_std = 1.f;
   std::vector<float> params;
   Provenance provenance;   // optional: its defaults read as "unknown"
+  std::string written_by;  // set by loading: the pcnn version that wrote the file (saving
+                           // always records the running version)
 };
 
 void save_model(const std::string& path, const SavedModel& m);

@@ -68,6 +68,7 @@ TEST_CASE("model files: safetensors layout, round trip with provenance, determin
   CHECK(back.inv_std == m.inv_std);
   CHECK(to_json(back.spec) == to_json(m.spec));
   CHECK(back.provenance == m.provenance);
+  CHECK(back.written_by == pcnn_version());
   CHECK(load_model(p).provenance.recipe == m.provenance.recipe);
   // Equal weights, equal files: nothing depends on the time or the run.
   save_model(scratch_path("m2.pcnn"), back);
