@@ -3,17 +3,24 @@
 #pragma once
 
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <iterator>
 #include <string>
+#include <vector>
 
+#include "backends/registry.hpp"
 #include "core/check.hpp"
 
 namespace pcnn::test {
 
-inline std::string scratch_path(const std::string& name) { return "/tmp/pcnn_hostile_" + name; }
+// Named by process, so suites of two build folders can run at the same time.
+inline std::string scratch_path(const std::string& name) {
+  return "/tmp/pcnn_hostile_" + std::to_string(getpid()) + "_" + name;
+}
 
 inline void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
@@ -22,6 +29,18 @@ inline void write_bytes(const std::string& path, const std::string& bytes) {
 inline std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Every compiled-in backend that can run here (a GPU backend without a GPU is left out).
+inline std::vector<std::unique_ptr<Backend>> usable_backends() {
+  std::vector<std::unique_ptr<Backend>> all;
+  for (const auto& b : compiled_backends()) {
+    try {
+      all.push_back(make_backend(b.name));
+    } catch (const Unavailable&) {
+    }
+  }
+  return all;
 }
 
 // The pcnn::Error message f throws ("" when it returns). Any other exception fails the test: a

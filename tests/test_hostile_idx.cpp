@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <chrono>
+#include <cstdio>
 
 #include "data/dataset.hpp"
 #include "data/idx.hpp"
@@ -67,6 +68,7 @@ TEST_CASE("IDX: a gzip bomb is refused right after its header") {
   // Past the 1 GiB cap whatever the file size.
   write_gz(p, idx_header({1 << 15, 1 << 15, 2}), 0);
   PCNN_CHECK_REFUSED([&] { read_idx(p); }, "announces more than 1024 MiB");
+  std::remove(p.c_str());
 }
 
 TEST_CASE("IDX: gzip streams that are cut, corrupt or followed by junk") {
