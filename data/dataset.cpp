@@ -2,6 +2,7 @@
 #include "data/dataset.hpp"
 
 #include <sys/stat.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cmath>
@@ -28,7 +29,20 @@ std::string find_member(const std::string& dir, const std::string& stem) {
 
 std::string default_data_dir() { return "/usr/share/datasets/fashion-mnist"; }
 
-Dataset load_idx_pair(const std::string& images_path, const std::string& labels_path) {
+void Dataset::check_labels(int n) const {
+  for (size_t i = 0; i < labels.size(); ++i)
+    PCNN_CHECK(labels[i] >= 0 && labels[i] < n,
+               "'" << labels_file << "' has label " << labels[i] << " (item " << i
+                   << "), outside the " << n << " classes 0.." << n - 1);
+}
+
+uint32_t Dataset::labels_crc32() const {
+  const std::vector<uint8_t> bytes(labels.begin(), labels.end());
+  return uint32_t(crc32_z(crc32_z(0, nullptr, 0), bytes.data(), bytes.size()));
+}
+
+Dataset load_idx_pair(const std::string& images_path, const std::string& labels_path,
+                      int classes) {
   IdxArray im = read_idx(images_path);
   IdxArray lb = read_idx(labels_path);
   PCNN_CHECK(im.dims.size() == 3, "'" << images_path << "' is not an image file (rank "
@@ -43,24 +57,21 @@ Dataset load_idx_pair(const std::string& images_path, const std::string& labels_
   d.height = im.dims[1];
   d.width = im.dims[2];
   d.images = std::move(im.data);
-  d.labels.resize(d.count);
-  int max_label = 0;
-  for (int i = 0; i < d.count; ++i) {
-    d.labels[i] = lb.data[i];
-    max_label = std::max(max_label, d.labels[i]);
-  }
-  PCNN_CHECK(max_label < 10, "'" << labels_path << "' has label " << max_label
-                                 << " (expected 0..9)");
+  d.labels.assign(lb.data.begin(), lb.data.end());
+  d.images_file = images_path;
+  d.labels_file = labels_path;
+  d.classes = classes;
+  d.check_labels(classes);
   return d;
 }
 
-DatasetPair load_mnist_folder(const std::string& dir) {
+DatasetPair load_mnist_folder(const std::string& dir, int classes) {
   DatasetPair p;
   p.source = dir;
   p.train = load_idx_pair(find_member(dir, "train-images-idx3-ubyte"),
-                          find_member(dir, "train-labels-idx1-ubyte"));
+                          find_member(dir, "train-labels-idx1-ubyte"), classes);
   p.test = load_idx_pair(find_member(dir, "t10k-images-idx3-ubyte"),
-                         find_member(dir, "t10k-labels-idx1-ubyte"));
+                         find_member(dir, "t10k-labels-idx1-ubyte"), classes);
   PCNN_CHECK(p.train.height == p.test.height && p.train.width == p.test.width,
              "training images are " << p.train.height << "x" << p.train.width
                                     << " but test images are " << p.test.height << "x"

@@ -14,23 +14,33 @@ struct Dataset {
   int count = 0, height = 0, width = 0;
   std::vector<uint8_t> images;  // (count, height, width)
   std::vector<int32_t> labels;  // (count)
-  int classes = 10;
+  int classes = 10;             // labels lie in [0, classes)
+  std::string images_file, labels_file;  // where they were read from
+
+  // Throws Error naming the labels file and the first label outside [0, classes): a model with
+  // fewer classes than the data would index its loss out of bounds.
+  void check_labels(int classes) const;
+  // zlib's crc32 of the labels (one byte each, as in the file): tells data sets apart.
+  uint32_t labels_crc32() const;
 };
 
 struct DatasetPair {
   Dataset train, test;
   std::string source;  // folder it came from
+  void check_labels(int classes) const { train.check_labels(classes); test.check_labels(classes); }
 };
 
 // The default data set: Fashion-MNIST from Debian's dataset-fashion-mnist.
 std::string default_data_dir();
 
 // Loads train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte,
-// t10k-labels-idx1-ubyte (each optionally ending in .gz) from dir, checked for consistency.
-DatasetPair load_mnist_folder(const std::string& dir);
+// t10k-labels-idx1-ubyte (each optionally ending in .gz) from dir, checked for consistency and
+// for labels in [0, classes).
+DatasetPair load_mnist_folder(const std::string& dir, int classes = 10);
 
-// Builds a Dataset from an image file and a label file.
-Dataset load_idx_pair(const std::string& images_path, const std::string& labels_path);
+// Builds a Dataset from an image file and a label file (labels in [0, classes)).
+Dataset load_idx_pair(const std::string& images_path, const std::string& labels_path,
+                      int classes = 10);
 
 // Mean and standard deviation of all pixels (as value/255), for normalisation.
 void pixel_stats(const Dataset& d, float& mean, float& stddev);

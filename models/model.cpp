@@ -2,11 +2,13 @@
 #include "models/model.hpp"
 
 #include "core/check.hpp"
+#include "core/checked_math.hpp"
 #include "layers/activation.hpp"
 #include "layers/conv2d.hpp"
 #include "layers/dense.hpp"
 #include "core/vocabulary.hpp"
 #include "layers/pool2d.hpp"
+#include "models/spec_check.hpp"
 
 namespace pcnn {
 
@@ -63,7 +65,7 @@ std::unique_ptr<Layer> make_layer(const ModelSpec& spec, size_t i, FeatureShape 
 }
 
 std::vector<std::unique_ptr<Layer>> make_layers(const ModelSpec& spec) {
-  PCNN_CHECK(!spec.layers.empty(), "model '" << spec.name << "' has no layers");
+  check_spec(spec);  // every size below 2^31 and every window inside its input, named if not
   std::vector<std::unique_ptr<Layer>> layers;
   FeatureShape shape{spec.in_c, spec.in_h, spec.in_w};
   for (size_t i = 0; i < spec.layers.size(); ++i) {
@@ -97,6 +99,12 @@ Model::Model(Backend& be, const ModelSpec& spec, int max_batch, uint64_t seed, b
     : be_(be), spec_(fuse_layers ? fuse(spec) : spec), max_batch_(max_batch),
       loss_(spec.classes) {
   PCNN_CHECK(max_batch >= 1, "batch size must be at least 1");
+  // Backends index a batch's activations with int: the largest buffer must stay below 2^31.
+  const int64_t largest = check_spec(spec_).largest;
+  PCNN_CHECK(checked_product({max_batch, largest}).value_or(UINT64_MAX) <= kMaxElements,
+             "a batch of " << max_batch << " needs " << largest
+                           << " floats per image in one layer, more than " << kMaxElements
+                           << " in all: use a smaller batch");
   layers_ = make_layers(spec_);
   const std::vector<float> host = initial_params(spec, seed);
   params_ = DeviceArray<float>(be, host);

@@ -1,4 +1,4 @@
-// Built-in model specs, the fusion pass, and JSON (de)serialisation.
+// Built-in model specs, the fusion pass, and loading a spec by name or file.
 #include "models/model_spec.hpp"
 
 #include <fstream>
@@ -88,59 +88,16 @@ ModelSpec load_model_spec(const std::string& name_or_path) {
   if (n.size() <= 5 || n.compare(n.size() - 5, 5, ".json") != 0) return builtin_model(n);
   std::ifstream in(n);
   PCNN_CHECK(in, "cannot open model spec '" << n << "'");
+  nlohmann::json j;
   try {
-    return model_spec_from_json(nlohmann::json::parse(in));
+    j = nlohmann::json::parse(in);
   } catch (const nlohmann::json::exception& e) {
     throw Error("'" + n + "' is not valid JSON: " + e.what());
   }
-}
-
-nlohmann::json to_json(const ModelSpec& spec) {
-  nlohmann::json layers = nlohmann::json::array();
-  for (const LayerSpec& l : spec.layers) {
-    nlohmann::json j = {{"type", l.type}};
-    if (l.units) j["units"] = l.units;
-    if (l.kernel) j["kernel"] = l.kernel;
-    if (l.stride != 1) j["stride"] = l.stride;
-    if (l.pad) j["pad"] = l.pad;
-    if (l.act != "none") j["act"] = l.act;
-    if (l.pool != "none") {
-      j["pool"] = l.pool;
-      j["pool_window"] = l.pool_window;
-      j["pool_stride"] = l.pool_stride;
-    }
-    layers.push_back(j);
-  }
-  return {{"name", spec.name},       {"input", {spec.in_c, spec.in_h, spec.in_w}},
-          {"classes", spec.classes}, {"layers", layers}};
-}
-
-ModelSpec model_spec_from_json(const nlohmann::json& j) {
   try {
-    ModelSpec m;
-    m.name = j.value("name", std::string("custom"));
-    const auto& in = j.at("input");
-    PCNN_CHECK(in.is_array() && in.size() == 3, "model spec: 'input' must be [channels, height, width]");
-    m.in_c = in[0].get<int>();
-    m.in_h = in[1].get<int>();
-    m.in_w = in[2].get<int>();
-    m.classes = j.value("classes", 10);
-    for (const auto& lj : j.at("layers")) {
-      LayerSpec l;
-      l.type = lj.at("type").get<std::string>();
-      l.units = lj.value("units", 0);
-      l.kernel = lj.value("kernel", 0);
-      l.stride = lj.value("stride", is_pool(l.type) ? l.kernel : 1);
-      l.pad = lj.value("pad", 0);
-      l.act = lj.value("act", std::string("none"));
-      l.pool = lj.value("pool", std::string("none"));
-      l.pool_window = lj.value("pool_window", 2);
-      l.pool_stride = lj.value("pool_stride", l.pool_window);
-      m.layers.push_back(l);
-    }
-    return m;
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(std::string("bad model spec: ") + e.what());
+    return model_spec_from_json(j);
+  } catch (const Error& e) {
+    throw Error("'" + n + "': " + e.what());
   }
 }
 

@@ -39,7 +39,11 @@ ModelSpec fuse(const ModelSpec& spec);
 // A built-in model name, or a path ending in .json to a spec file (what --model takes).
 ModelSpec load_model_spec(const std::string& name_or_path);
 
+// The JSON form of a spec (models/model_spec_json.cpp): to_json writes a key only where it differs
+// from the reader's default for that layer type, so from_json(to_json(s)) is s.
 nlohmann::json to_json(const ModelSpec& spec);
+// Strict: unknown keys, missing required keys, non-integers (2.5, 1e300), numbers outside int
+// and impossible values (check_spec) are refused with the layer index and the key.
 ModelSpec model_spec_from_json(const nlohmann::json& j);
 
 }  // namespace pcnn

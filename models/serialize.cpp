@@ -1,74 +1,122 @@
-// Model file format (little-endian): "PCNNMODEL1\n", a JSON header line {"spec", "mean",
-// "inv_std", "param_count"}, then param_count float32 values, nothing after.
+// Model <-> tensor file: which tensors a spec has (from check_spec's geometry), and every check
+// that a file's contents fit together (spec, tensor names and shapes, values, normalisation).
 #include "models/serialize.hpp"
 
-#include <cstdio>
+#include <sys/stat.h>
+
+#include <cmath>
 #include <fstream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "core/check.hpp"
-#include "models/model.hpp"
+#include "core/checked_math.hpp"
+#include "models/atomic_write.hpp"
+#include "models/json_text.hpp"
+#include "models/spec_check.hpp"
+#include "models/tensor_file.hpp"
 
 namespace pcnn {
 
 namespace {
-const std::string kMagic = "PCNNMODEL1\n";
+const FileKind kModelFile{"pcnn-model", "ParallelCNN model file"};
+const std::string kFormat1Magic = "PCNNMODEL1\n";
+// Far above any model this library can build (each tensor < 2^31 floats); refused unread.
+constexpr uint64_t kMaxModelFile = uint64_t(16) << 30;
+
+// The spec's parameter tensors, empty, in arena order.
+std::vector<NamedTensor> tensors_of(const ModelSpec& spec) {
+  const SpecGeometry geo = check_spec(spec);
+  std::vector<NamedTensor> tensors;
+  for (size_t i = 0; i < geo.layers.size(); ++i) {
+    const auto& shapes = geo.layers[i].params;
+    for (size_t k = 0; k < shapes.size(); ++k)
+      tensors.push_back({"layers." + std::to_string(i) + (k == 0 ? ".weight" : ".bias"), shapes[k], {}});
+  }
+  return tensors;
+}
+
+std::string shape_text(const std::vector<int64_t>& shape) { return nlohmann::json(shape).dump(); }
+}  // namespace
+
+std::string encode_model(const SavedModel& m) {
+  TensorFile f;
+  f.tensors = tensors_of(m.spec);
+  size_t needed = 0;
+  for (const NamedTensor& t : f.tensors) needed += size_t(*checked_product(t.shape));
+  PCNN_CHECK(m.params.size() == needed,
+             "the model has " << m.params.size() << " parameters, its spec needs " << needed);
+  auto from = m.params.begin();
+  for (NamedTensor& t : f.tensors) {
+    const auto to = from + std::ptrdiff_t(*checked_product(t.shape));
+    t.data.assign(from, to);
+    from = to;
+  }
+  f.metadata = provenance_metadata(m.provenance);
+  f.metadata["spec"] = to_json(m.spec).dump();
+  f.metadata["mean"] = metadata_number(m.mean);
+  f.metadata["inv_std"] = metadata_number(m.inv_std);
+  return encode_tensor_file(f, kModelFile);
+}
+
+SavedModel decode_model(const std::string& bytes, const std::string& name) {
+  const std::string at = "'" + name + "'";
+  PCNN_CHECK(bytes.compare(0, kFormat1Magic.size(), kFormat1Magic) != 0,
+             at << " is a format-1 ParallelCNN model file (pcnn 0.1, without a checksum); this pcnn "
+                << "reads format " << kTensorFileVersion << " only: train and save the model again");
+  const TensorFile f = decode_tensor_file(bytes, kModelFile, name);
+  SavedModel m;
+  try {
+    const auto spec = f.metadata.find("spec");
+    PCNN_CHECK(spec != f.metadata.end(), "no 'spec' in its metadata");
+    const auto j = nlohmann::json::parse(spec->second, nullptr, false);
+    PCNN_CHECK(!j.is_discarded(), "its 'spec' is not valid JSON");
+    m.spec = model_spec_from_json(j);
+    m.mean = metadata_value<float>(f.metadata, "mean", NAN);
+    m.inv_std = metadata_value<float>(f.metadata, "inv_std", NAN);
+    m.provenance = provenance_from_metadata(f.metadata);
+    const auto version = f.metadata.find("pcnn_version");
+    m.written_by = version == f.metadata.end() ? "unknown" : version->second;
+  } catch (const Error& e) {
+    throw Error(at + " has a bad header: " + e.what());
+  }
+  PCNN_CHECK(std::isfinite(m.mean), at << " has no input mean ('mean')");
+  PCNN_CHECK(std::isfinite(m.inv_std) && m.inv_std > 0,
+             at << " has 'inv_std' " << m.inv_std << ": the input scale must be a positive number");
+
+  std::map<std::string, const NamedTensor*> by_name;
+  for (const NamedTensor& t : f.tensors) by_name[t.name] = &t;
+  const std::vector<NamedTensor> expected = tensors_of(m.spec);
+  for (const NamedTensor& e : expected) {
+    const auto it = by_name.find(e.name);
+    PCNN_CHECK(it != by_name.end(), at << " has no tensor '" << e.name << "', which its spec needs");
+    const NamedTensor& t = *it->second;
+    PCNN_CHECK(t.shape == e.shape, at << " has tensor '" << e.name << "' of shape " << shape_text(t.shape)
+                                      << ", its spec needs " << shape_text(e.shape));
+    for (size_t i = 0; i < t.data.size(); ++i)
+      PCNN_CHECK(std::isfinite(t.data[i]), at << " has a NaN or Inf in tensor '" << e.name << "' (value " << i << ")");
+    m.params.insert(m.params.end(), t.data.begin(), t.data.end());
+    by_name.erase(it);
+  }
+  PCNN_CHECK(by_name.empty(), at << " has tensor " << quoted(by_name.begin()->first) << ", which its spec does not have");
+  return m;
 }
 
 void save_model(const std::string& path, const SavedModel& m) {
-  const nlohmann::json header = {{"spec", to_json(m.spec)},
-                                 {"mean", m.mean},
-                                 {"inv_std", m.inv_std},
-                                 {"param_count", m.params.size()}};
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    PCNN_CHECK(out, "cannot write '" << tmp << "'");
-    out << kMagic << header.dump() << "\n";
-    out.write(reinterpret_cast<const char*>(m.params.data()),
-              std::streamsize(m.params.size() * sizeof(float)));
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw Error("writing '" + tmp + "' failed (disk full?)");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error("cannot move the saved model to '" + path + "'");
-  }
+  write_file_atomically(path, encode_model(m));
 }
 
 SavedModel load_model(const std::string& path) {
+  struct stat st {};
+  PCNN_CHECK(stat(path.c_str(), &st) == 0, "cannot open model file '" << path << "'");
+  PCNN_CHECK(S_ISREG(st.st_mode), "model file '" << path << "' is not a regular file");
+  PCNN_CHECK(uint64_t(st.st_size) <= kMaxModelFile, "'" << path << "' is " << st.st_size
+                                                        << " bytes, more than any model file");
   std::ifstream in(path, std::ios::binary);
   PCNN_CHECK(in, "cannot open model file '" << path << "'");
-  std::string magic(kMagic.size(), '\0');
-  in.read(&magic[0], std::streamsize(magic.size()));
-  PCNN_CHECK(in && magic == kMagic, "'" << path << "' is not a ParallelCNN model file");
-  std::string line;
-  PCNN_CHECK(std::getline(in, line), "'" << path << "' is truncated in its header");
-  SavedModel m;
-  size_t count = 0;
-  try {
-    const nlohmann::json h = nlohmann::json::parse(line);
-    m.spec = model_spec_from_json(h.at("spec"));
-    m.mean = h.at("mean").get<float>();
-    m.inv_std = h.at("inv_std").get<float>();
-    count = h.at("param_count").get<size_t>();
-  } catch (const nlohmann::json::exception& e) {
-    throw Error("'" + path + "' has a corrupt header: " + e.what());
-  }
-  std::vector<char> rest((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  PCNN_CHECK(rest.size() == count * sizeof(float),
-             "'" << path << "' holds " << rest.size() << " bytes of parameters, its header says "
-                 << count * sizeof(float) << " (truncated or corrupt file)");
-  const size_t expected = initial_params(m.spec, 0).size();
-  PCNN_CHECK(count == expected, "'" << path << "' has " << count << " parameters but its model '"
-                                    << m.spec.name << "' needs " << expected);
-  m.params.resize(count);
-  std::copy(rest.begin(), rest.end(), reinterpret_cast<char*>(m.params.data()));
-  return m;
+  std::string bytes(size_t(st.st_size), '\0');
+  in.read(&bytes[0], std::streamsize(bytes.size()));
+  PCNN_CHECK(in.gcount() == std::streamsize(bytes.size()), "cannot read model file '" << path << "'");
+  return decode_model(bytes, path);
 }
 
 }  // namespace pcnn

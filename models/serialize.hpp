@@ -1,11 +1,15 @@
-// Saved models: one file holding the spec (JSON), the input normalisation and the parameters.
-// Written to a temporary file and renamed, so a model file is never left half-written.
+// Saved models: the spec, the input normalisation, the parameters as named tensors
+// ("layers.<i>.weight" / "layers.<i>.bias", i the layer's index in the unfused spec) and the
+// provenance, in the safetensors container of models/tensor_file.hpp (format "pcnn-model",
+// version 2). Written atomically (models/atomic_write.hpp). Format-1 files ("PCNNMODEL1", pcnn
+// 0.1, no checksum) are refused with a message saying so, not read.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "models/model_spec.hpp"
+#include "models/provenance.hpp"
 
 namespace pcnn {
 
@@ -13,10 +17,18 @@ struct SavedModel {
   ModelSpec spec;          // unfused spec
   float mean = 0.f, inv_std = 1.f;
   std::vector<float> params;
+  Provenance provenance;   // optional: its defaults read as "unknown"
+  std::string written_by;  // set by loading: the pcnn version that wrote the file (saving
+                           // always records the running version)
 };
 
 void save_model(const std::string& path, const SavedModel& m);
-// Throws Error for a missing, foreign, truncated or inconsistent file.
+// Throws Error naming the file and what is wrong: missing, foreign, old format, truncated,
+// checksum, a bad spec, tensors that do not match the spec, non-finite values.
 SavedModel load_model(const std::string& path);
+
+// The bytes save_model writes and load_model reads (name: the file, for messages).
+std::string encode_model(const SavedModel& m);
+SavedModel decode_model(const std::string& bytes, const std::string& name);
 
 }  // namespace pcnn

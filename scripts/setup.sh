@@ -10,19 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${PCNN_BUILD_DIR:-build}
 
-sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
-
-packages=(g++ cmake ninja-build make zlib1g-dev doctest-dev libcli11-dev nlohmann-json3-dev
-          dataset-fashion-mnist dpkg-dev xz-utils)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing ${missing[*]}"
-  sudo_if_needed apt-get update -qq
-  sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+bash scripts/apt_install.sh g++ cmake ninja-build make zlib1g-dev doctest-dev libcli11-dev \
+  nlohmann-json3-dev dataset-fashion-mnist dpkg-dev xz-utils
 
 cmake_args=(-G Ninja -DCMAKE_BUILD_TYPE=Release)
 if [ "${PCNN_NO_KOKKOS:-0}" != 1 ] && [ -x scripts/build_kokkos.sh ]; then

@@ -24,6 +24,7 @@ Command add_eval_command(CLI::App& app) {
             const SavedModel sm = load_model(o->load);
             auto be = open_backend(o->backend, o->threads);
             const DatasetPair data = load_data(o->data, o->limit);
+            data.check_labels(sm.spec.classes);
             Model model(*be, sm.spec, o->batch, 0);
             model.set_params(sm.params);
             const EvalResult r = evaluate(*be, model, data.test, {sm.mean, sm.inv_std});

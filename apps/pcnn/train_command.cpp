@@ -150,6 +150,7 @@ int run_train(const TrainOptions& o) {
   std::unique_ptr<Backend> first = open_backend(o.backend, o.threads);
   check_gpus(o, *first);
   const DatasetPair data = load_data(o.data, o.limit);
+  data.check_labels(spec.classes);  // a label past the logits would index the loss out of bounds
   Replicas replicas = open_replicas(o, std::move(first), spec);
   Backend& be = *replicas.backends[0];
   Model& model = *replicas.models[0];

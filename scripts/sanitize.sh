@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Builds the CPU test suite (serial + openmp; Kokkos left out, its build would double the time)
+# under AddressSanitizer + UndefinedBehaviorSanitizer with -fno-sanitize-recover=all (CMake
+# preset "sanitize", g++, build-sanitize/) and runs it: any sanitizer report fails a test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cmake --preset sanitize >/dev/null
+cmake --build --preset sanitize -j "$(nproc)"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+ctest --preset sanitize

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Issue 16's hostile inputs through the pcnn program: bad model specs, IDX files that lie, gzip
+# bombs, labels outside the model's classes, corrupt / cut / old / foreign model files. Each must
+# exit non-zero with one line on stderr (no stack trace, no signal) and train nothing. Also: a
+# model with a stride-1 max-pool saves and loads again, and a saved file reads from plain Python.
+# Usage: hostile_cli.sh PATH/TO/pcnn
+set -u
+pcnn=$1
+source "$(dirname "$0")/cli_expect.sh"
+
+# A tiny MNIST-format folder: 16 random 28x28 images, labels 0..9 then 0..5.
+be32() { printf "\\x$(printf %02x $(($1 >> 24 & 255)))\\x$(printf %02x $(($1 >> 16 & 255)))\\x$(printf %02x $(($1 >> 8 & 255)))\\x$(printf %02x $(($1 & 255)))"; }
+make_data() {  # make_data DIR LABEL...
+  local dir=$1; shift
+  mkdir -p "$dir"
+  for set in train t10k; do
+    { printf '\x00\x00\x08\x03'; be32 $#; be32 28; be32 28; head -c $(($# * 784)) /dev/urandom; } \
+      >"$dir/$set-images-idx3-ubyte"
+    { printf '\x00\x00\x08\x01'; be32 $#; for l in "$@"; do printf "\\x$(printf %02x "$l")"; done; } \
+      >"$dir/$set-labels-idx1-ubyte"
+  done
+}
+make_data "$tmp/data" 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5
+make_data "$tmp/data5" 0 1 2 3 4 0 1 2 3 4 0 1 2 3 4 0
+run=(--backend serial --epochs 1 --batch-size 4)
+
+# --- model specs (each names the layer and the key) ---
+spec() {  # spec NAME LAYERS [INPUT] [CLASSES]: a spec file ending in flatten + dense
+  printf '{"name": "%s", "input": %s, "classes": %s, "layers": [%s, {"type": "flatten"}, {"type": "dense", "units": %s}]}\n' \
+    "$1" "${3:-[1, 28, 28]}" "${4:-10}" "$2" "${4:-10}" >"$tmp/$1.json"
+  echo "$tmp/$1.json"
+}
+conv='{"type": "conv", "units": 2, "kernel": 3'
+expect_error "layer 1 (maxpool): 'stride' must be at least 1, got 0" \
+  train "${run[@]}" --data "$tmp/data" --model "$(spec pool_stride0 "$conv}, {\"type\": \"maxpool\", \"kernel\": 2, \"stride\": 0}")"
+expect_error "layer 0 (conv): 'pool_window' must be at least 1, got 0" \
+  train "${run[@]}" --data "$tmp/data" --model "$(spec fused_window0 "$conv, \"pool\": \"maxpool\", \"pool_window\": 0}")"
+expect_error "layer 0 (dense): 'units' 4294967306 is outside the int range" \
+  train "${run[@]}" --data "$tmp/data" --model "$(spec units_wrap '{"type": "dense", "units": 4294967306}')"
+expect_error "'input' [channels, height, width] must be at least 1 each, got [1, -28, 28]" \
+  train "${run[@]}" --data "$tmp/data" --model "$(spec neg_height "$conv}" '[1, -28, 28]')"
+expect_error "layer 0 (conv): 'pad' 1000000000 must be less than 'kernel' 3" \
+  train "${run[@]}" --data "$tmp/data" --model "$(spec huge_pad "$conv, \"pad\": 1000000000}")"
+expect_error "'units' must be an integer, got 1e+300" \
+  train "${run[@]}" --data "$tmp/data" --model "$(spec big_float '{"type": "dense", "units": 1e300}')"
+expect_error "'kernel' must be an integer, got 2.5" \
+  train "${run[@]}" --data "$tmp/data" --model "$(spec half '{"type": "conv", "units": 2, "kernel": 2.5}')"
+expect_error 'layer 0 (conv): unknown key "padding"' \
+  train "${run[@]}" --data "$tmp/data" --model "$(spec padding "$conv, \"padding\": 1}")"
+expect_error 'layer 0 (conv): unknown key "activation"' \
+  train "${run[@]}" --data "$tmp/data" --model "$(spec activation "$conv, \"activation\": \"relu\"}")"
+expect_error "the input would have 65536x65536x1 elements" \
+  train "${run[@]}" --data "$tmp/data" --model "$(spec wrap_size "$conv}" '[65536, 65536, 1]')"
+expect_error "'kernel' 31 does not fit its padded input 30x30" \
+  train "${run[@]}" --data "$tmp/data" --model "$(spec big_kernel '{"type": "conv", "units": 2, "kernel": 31, "pad": 1}')"
+
+# --- IDX files ---
+cp -r "$tmp/data" "$tmp/wrap"
+{ printf '\x00\x00\x08\x03'; be32 $((1 << 22)); be32 $((1 << 21)); be32 $((1 << 21)); } >"$tmp/wrap/train-images-idx3-ubyte"
+expect_error "announces more than 1024 MiB of data" train "${run[@]}" --data "$tmp/wrap"
+cp -r "$tmp/data" "$tmp/bomb"
+rm "$tmp/bomb/train-images-idx3-ubyte"
+head -c 256M /dev/zero | gzip -1 >"$tmp/bomb/train-images-idx3-ubyte.gz"
+expect_error "holds IDX type 0x0" train "${run[@]}" --data "$tmp/bomb"
+{ printf '\x00\x00\x08\x03'; be32 16; be32 28; be32 28; head -c 64M /dev/zero; } | gzip -1 >"$tmp/bomb/train-images-idx3-ubyte.gz"
+expect_error "holds more data than its header says (12544 bytes)" train "${run[@]}" --data "$tmp/bomb"
+cp -r "$tmp/data" "$tmp/cut"
+head -c 5000 "$tmp/data/t10k-images-idx3-ubyte" >"$tmp/cut/t10k-images-idx3-ubyte"
+expect_error "(truncated file)" train "${run[@]}" --data "$tmp/cut"
+
+# --- labels outside the model's classes ---
+five=$(spec five "$conv}" '[1, 28, 28]' 5)
+expect_error "has label 5 (item 5), outside the 5 classes 0..4" train "${run[@]}" --data "$tmp/data" --model "$five"
+expect_ok train "${run[@]}" --data "$tmp/data5" --model "$five" --save "$tmp/five.pcnn"
+expect_error "has label 5 (item 5), outside the 5 classes 0..4" eval --backend serial --load "$tmp/five.pcnn" --data "$tmp/data"
+
+# --- model files: a stride-1 max-pool round trip, then corrupt, cut, old and foreign files ---
+stride1=$(spec stride1 "$conv, \"pad\": 1}, {\"type\": \"relu\"}, {\"type\": \"maxpool\", \"kernel\": 2, \"stride\": 1}")
+expect_ok train "${run[@]}" --data "$tmp/data" --model "$stride1" --save "$tmp/m.pcnn"
+expect_ok eval --backend serial --load "$tmp/m.pcnn" --data "$tmp/data"
+grep -q "test accuracy" "$tmp/out" || { echo "FAIL: eval of the stride-1 max-pool model"; failures=$((failures + 1)); }
+[ ! -e "$tmp/m.pcnn.tmp" ] || { echo "FAIL: m.pcnn.tmp left behind"; failures=$((failures + 1)); }
+size=$(stat -c %s "$tmp/m.pcnn")
+for at in 3 20 200 $((size / 2)) $((size - 1)); do
+  cp "$tmp/m.pcnn" "$tmp/bad.pcnn"
+  printf '\x5a' | dd of="$tmp/bad.pcnn" bs=1 seek="$at" conv=notrunc status=none
+  expect_error "'$tmp/bad.pcnn'" eval --backend serial --load "$tmp/bad.pcnn" --data "$tmp/data"
+done
+head -c $((size - 100)) "$tmp/m.pcnn" >"$tmp/cut.pcnn"
+expect_error "is truncated" eval --backend serial --load "$tmp/cut.pcnn" --data "$tmp/data"
+printf 'PCNNMODEL1\n{"spec": {}}\n' >"$tmp/old.pcnn"
+expect_error "is a format-1 ParallelCNN model file" eval --backend serial --load "$tmp/old.pcnn" --data "$tmp/data"
+expect_error "is not a ParallelCNN model file" eval --backend serial --load "$tmp/data/train-labels-idx1-ubyte" --data "$tmp/data"
+
+# The file is safetensors: the standard library alone reads its header and tensors.
+if command -v python3 >/dev/null; then
+  python3 - "$tmp/m.pcnn" <<'PY' || { echo "FAIL: python could not read the model file"; failures=$((failures + 1)); }
+import array, json, struct, sys
+b = open(sys.argv[1], "rb").read()
+n = struct.unpack("<Q", b[:8])[0]
+header = json.loads(b[8:8 + n])
+meta = header.pop("__metadata__")
+assert meta["format"] == "pcnn-model" and json.loads(meta["spec"])["layers"][2]["stride"] == 1
+for name, t in header.items():
+    a = array.array("f")
+    a.frombytes(b[8 + n + t["data_offsets"][0]:8 + n + t["data_offsets"][1]])
+    count = 1
+    for d in t["shape"]:
+        count *= d
+    assert t["dtype"] == "F32" and len(a) == count, name
+print("ok: python reads", len(header), "tensors")
+PY
+fi
+
+finish "hostile-input CLI"

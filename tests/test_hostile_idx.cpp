@@ -1,0 +1,114 @@
+// Hostile IDX files: sizes that wrap, headers that lie, gzip bombs, corrupt streams, labels
+// outside the model's classes. Each is refused with one line naming the file and the fault.
+#include <zlib.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "data/dataset.hpp"
+#include "data/idx.hpp"
+#include "tests/hostile_files.hpp"
+
+namespace pcnn::test {
+
+namespace {
+std::string idx_header(const std::vector<uint32_t>& dims) {
+  std::string b = {0, 0, 0x08, char(dims.size())};
+  for (uint32_t d : dims)
+    for (int s = 24; s >= 0; s -= 8) b.push_back(char(d >> s));
+  return b;
+}
+
+// Gzips a header followed by `zeros` zero bytes, streamed so the test never holds them all.
+void write_gz(const std::string& path, const std::string& head, size_t zeros) {
+  gzFile f = gzopen(path.c_str(), "wb1");
+  REQUIRE(f != nullptr);
+  gzwrite(f, head.data(), unsigned(head.size()));
+  const std::string block(1 << 20, '\0');
+  for (size_t left = zeros; left > 0; left -= std::min(left, block.size()))
+    gzwrite(f, block.data(), unsigned(std::min(left, block.size())));
+  gzclose(f);
+}
+}  // namespace
+
+TEST_SUITE("core") {
+
+TEST_CASE("IDX: dimensions whose product wraps past 2^64 are refused from the header") {
+  // 2^22 * 2^21 * 2^21 = 2^64, which wrapped to 0 and matched an empty payload.
+  const std::string p = scratch_path("wrap.idx");
+  write_bytes(p, idx_header({1u << 22, 1u << 21, 1u << 21}));
+  PCNN_CHECK_REFUSED([&] { read_idx(p); }, p, "announces more than");
+  write_bytes(p, idx_header({0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff}));
+  PCNN_CHECK_REFUSED([&] { read_idx(p); }, "announces more than");
+  write_bytes(p, idx_header({0x80000000u}));
+  PCNN_CHECK_REFUSED([&] { read_idx(p); }, "bad dimension 2147483648");
+  write_bytes(p, idx_header({4, 0, 2}));
+  PCNN_CHECK_REFUSED([&] { read_idx(p); }, "bad dimension 0");
+  write_bytes(p, std::string{0, 0, 0x08, 0});
+  PCNN_CHECK_REFUSED([&] { read_idx(p); }, "rank of 0");
+  write_bytes(p, idx_header({3, 2}).substr(0, 9));
+  PCNN_CHECK_REFUSED([&] { read_idx(p); }, "truncated in its header");
+}
+
+TEST_CASE("IDX: a gzip bomb is refused right after its header") {
+  const std::string p = scratch_path("bomb.idx.gz");
+  // 256 MiB of zeros: the header is all zeros too, so its type byte fails after 4 inflated bytes.
+  write_gz(p, "", size_t(256) << 20);
+  auto t0 = std::chrono::steady_clock::now();
+  PCNN_CHECK_REFUSED([&] { read_idx(p); }, "holds IDX type 0x0");
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(1));
+  // A valid header for 100 bytes, then 64 MiB: reading stops one byte past the promise.
+  write_gz(p, idx_header({10, 10}), size_t(64) << 20);
+  t0 = std::chrono::steady_clock::now();
+  PCNN_CHECK_REFUSED([&] { read_idx(p); }, "more data than its header says");
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(1));
+  // A header promising 1e8 bytes from a file of ~100: more than deflate can expand to.
+  write_gz(p, idx_header({1000, 1000, 100}), 0);
+  PCNN_CHECK_REFUSED([&] { read_idx(p); }, "more than a", "gzip file can hold");
+  // Past the 1 GiB cap whatever the file size.
+  write_gz(p, idx_header({1 << 15, 1 << 15, 2}), 0);
+  PCNN_CHECK_REFUSED([&] { read_idx(p); }, "announces more than 1024 MiB");
+  std::remove(p.c_str());
+}
+
+TEST_CASE("IDX: gzip streams that are cut, corrupt or followed by junk") {
+  const std::string raw = idx_header({2, 3}) + "abcdef";
+  const std::string p = scratch_path("stream.idx.gz");
+  write_gz(p, raw, 0);
+  const std::string gz = read_bytes(p);
+  CHECK(read_idx(p).data.size() == 6);
+  // Bytes after the end of the gzip stream are ignored, as gzip -d ignores them.
+  write_bytes(p, gz + "trailing junk");
+  CHECK(read_idx(p).data.size() == 6);
+  std::string bad_crc = gz;
+  bad_crc[bad_crc.size() - 6] ^= 0x55;  // inside the trailer's CRC-32
+  write_bytes(p, bad_crc);
+  PCNN_CHECK_REFUSED([&] { read_idx(p); }, "corrupt or truncated gzip");
+  write_bytes(p, gz.substr(0, gz.size() - 9));  // cut inside the trailer
+  PCNN_CHECK_REFUSED([&] { read_idx(p); }, "gzip");
+  write_bytes(p, gz.substr(0, 12));  // cut inside the deflate stream's first block
+  PCNN_CHECK_REFUSED([&] { read_idx(p); }, p);
+  // Raw files: every byte past the header's promise is an error.
+  write_bytes(p, raw + "x");
+  PCNN_CHECK_REFUSED([&] { read_idx(p); }, "7 data bytes, its header says 6");
+  PCNN_CHECK_REFUSED([&] { read_idx("/tmp"); }, "not a regular file");
+}
+
+TEST_CASE("labels outside the model's classes are refused, naming the file, label and item") {
+  const std::string im = scratch_path("im.idx"), lb = scratch_path("lb.idx");
+  write_bytes(im, idx_header({4, 2, 2}) + std::string(16, '\x07'));
+  write_bytes(lb, idx_header({4}) + std::string{0, 3, 9, 2});
+  const Dataset d = load_idx_pair(im, lb);
+  CHECK(d.labels_file == lb);
+  d.check_labels(10);
+  PCNN_CHECK_REFUSED([&] { d.check_labels(5); }, lb, "label 9 (item 2)", "outside the 5 classes 0..4");
+  PCNN_CHECK_REFUSED([&] { load_idx_pair(im, lb, 3); }, "label 3 (item 1)");
+  CHECK(load_idx_pair(im, lb, 26).classes == 26);  // more classes than Fashion-MNIST: fine
+  // The hash of the labels tells data sets apart.
+  write_bytes(lb, idx_header({4}) + std::string{0, 3, 9, 1});
+  CHECK(load_idx_pair(im, lb).labels_crc32() != d.labels_crc32());
+}
+
+}  // TEST_SUITE
+
+}  // namespace pcnn::test
