@@ -338,7 +338,7 @@ void add_conv(std::vector<OpCase>& t, int B) {
     }
     t.push_back(conv_backward_data(s.name, s.s, false));
   }
-  const ConvShape& odd = conv_test_shapes()[3];
+  const ConvShape odd = conv_test_shapes()[3];  // a copy: the list is a temporary
   t.push_back(unaligned(conv_forward(odd.name, odd.s, true, false), {"w", "b"}));
   t.push_back(unaligned(conv_backward_weights(odd.name, odd.s, true, false), {"dw", "db"}));
   for (const Layer& l : model_conv_layers(B)) {
