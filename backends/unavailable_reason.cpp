@@ -52,7 +52,8 @@ std::string unavailable_reason(const std::string& backend, const std::string& wh
   const std::string reason = what.compare(0, prefix.size(), prefix) == 0
                                  ? what.substr(prefix.size())
                                  : what;
-  const bool gpu = find_backend(backend) && find_backend(backend)->kind == BackendKind::Gpu;
+  const BackendEntry* entry = find_backend(backend);
+  const bool gpu = entry && entry->kind == BackendKind::Gpu;
   if (!gpu && !mentions_cuda(reason)) return reason;
   const GpuDriver d = probe_gpu_driver();
   if (!d.found) return "no NVIDIA driver is installed here (libcuda.so.1 not found)";

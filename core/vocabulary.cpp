@@ -58,14 +58,25 @@ std::vector<PoolKind> all_pool_kinds() {
   return all;
 }
 
+// Every layer type a spec can name: the layer kinds, except pooling and activation, which are
+// named by their own tables (one type per pooling kind and per activation).
+std::vector<LayerType> all_layer_types() {
+  std::vector<LayerType> all;
+  for (size_t i = 0; i < std::size(kLayerKinds); ++i) {
+    const LayerKind k = LayerKind(i);
+    if (k != LayerKind::Pool && k != LayerKind::Act)
+      all.push_back({k, Activation::None, PoolKind::None});
+  }
+  for (PoolKind p : all_pool_kinds())
+    if (p != PoolKind::None) all.push_back({LayerKind::Pool, Activation::None, p});
+  for (Activation a : all_activations())
+    if (a != Activation::None) all.push_back({LayerKind::Act, a, PoolKind::None});
+  return all;
+}
+
 std::vector<std::string> layer_type_names() {
   std::vector<std::string> names;
-  for (const Row& r : kLayerKinds)
-    if (std::string(r.name) != "pool" && std::string(r.name) != "act") names.push_back(r.name);
-  for (PoolKind p : all_pool_kinds())
-    if (p != PoolKind::None) names.push_back(pool_name(p));
-  for (Activation a : all_activations())
-    if (a != Activation::None) names.push_back(activation_name(a));
+  for (const LayerType& t : all_layer_types()) names.push_back(layer_type_name(t));
   return names;
 }
 
@@ -76,17 +87,8 @@ Activation parse_activation(const std::string& s) {
 PoolKind parse_pool(const std::string& s) { return parse_row<PoolKind>(kPools, s, "pooling"); }
 
 std::optional<LayerType> find_layer_type(const std::string& s) {
-  for (size_t i = 0; i < std::size(kLayerKinds); ++i) {
-    const LayerKind k = LayerKind(i);
-    if (k != LayerKind::Pool && k != LayerKind::Act && s == kLayerKinds[i].name)
-      return LayerType{k, Activation::None, PoolKind::None};
-  }
-  for (PoolKind p : all_pool_kinds())
-    if (p != PoolKind::None && s == pool_name(p))
-      return LayerType{LayerKind::Pool, Activation::None, p};
-  for (Activation a : all_activations())
-    if (a != Activation::None && s == activation_name(a))
-      return LayerType{LayerKind::Act, a, PoolKind::None};
+  for (const LayerType& t : all_layer_types())
+    if (s == layer_type_name(t)) return t;
   return std::nullopt;
 }
 

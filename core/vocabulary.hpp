@@ -67,6 +67,7 @@ std::string layer_type_name(const LayerType& t);
 // layer of its own).
 std::vector<Activation> all_activations();
 std::vector<PoolKind> all_pool_kinds();
+std::vector<LayerType> all_layer_types();
 std::vector<std::string> layer_type_names();
 
 // Parsers: throw Error naming the word and listing the accepted ones.
