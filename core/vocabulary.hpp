@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/host_device.hpp"
+
 // X(Enum, "name", "description", init, f(x), f'(x) written with the forward *output* y)
 // The derivative takes y so that backward never needs the pre-activation. init: the weight
 // initialisation of a layer this activation follows (Kaiming for rectifiers, He et al. 2015;
@@ -77,14 +79,19 @@ LayerType parse_layer_type(const std::string& s);
 std::optional<LayerType> find_layer_type(const std::string& s);  // nullopt when unknown
 
 // The one switch from a run-time activation to a compile-time one: f(ActTag<A>{}) with A = act.
-// Kernels templated on the tag let the compiler fold the formula into the loop.
+// Kernels templated on the tag let the compiler fold the formula into the loop. Device code calls
+// it too (once per thread, ahead of an unrolled register tile), hence PCNN_HD; the pragma keeps
+// nvcc quiet about host-only lambdas, which are only ever instantiated on the host.
 template <Activation A>
 struct ActTag {
   static constexpr Activation value = A;
 };
 
+#if defined(__CUDACC__)
+#pragma nv_exec_check_disable
+#endif
 template <class F>
-decltype(auto) dispatch_activation(Activation act, F&& f) {
+PCNN_HD decltype(auto) dispatch_activation(Activation act, F&& f) {
   switch (act) {
 #define PCNN_DISPATCH_ROW(e, ...) \
   case Activation::e: return f(ActTag<Activation::e>{});

@@ -51,10 +51,12 @@ __device__ __forceinline__ float dact_at(const Conv2dShape& s, const DactSource&
 }
 
 // Whole block: dst[kk*pitch_k + p*pitch_row + q] = d(act_out)(n, k0+kk, p, q) for kk < kt
-// (zero where k0+kk >= K). Pooled sources are walked window by window so each act_out element
-// is read once.
-__device__ __forceinline__ void stage_dact(const Conv2dShape& s, const DactSource& d, int n, int k0,
-                                  int kt, float* dst, int pitch_k, int pitch_row) {
+// (zero where k0+kk >= K), with d.act == A. Pooled sources are walked window by window so each
+// act_out element is read once.
+template <Activation A>
+__device__ __forceinline__ void stage_dact_as(const Conv2dShape& s, const DactSource& d, int n,
+                                              int k0, int kt, float* dst, int pitch_k,
+                                              int pitch_row) {
   const int P = s.P(), Q = s.Q();
   // unroll 4: four independent gradient reads in flight per thread, not one at a time
   if (d.pool == PoolKind::None) {
@@ -65,7 +67,7 @@ __device__ __forceinline__ void stage_dact(const Conv2dShape& s, const DactSourc
       if (k < s.K) {
         const size_t i = (size_t(n) * s.K + k) * P * Q + pq;
         v = d.dy[i];
-        if (d.act != Activation::None) v *= activation_derivative(d.act, d.act_out[i]);
+        if constexpr (A != Activation::None) v *= activation_derivative<A>(d.act_out[i]);
       }
       dst[kk * pitch_k + p * pitch_row + q] = v;
     }
@@ -99,10 +101,18 @@ __device__ __forceinline__ void stage_dact(const Conv2dShape& s, const DactSourc
     for (int a = 0; a < pw; ++a)
       for (int b = 0; b < pw; ++b) {
         float v = d.pool == PoolKind::Max ? ((a == bi && b == bj) ? g : 0.f) : g * inv_area;
-        if (d.act != Activation::None) v *= activation_derivative(d.act, ao[a * Q + b]);
+        if constexpr (A != Activation::None) v *= activation_derivative<A>(ao[a * Q + b]);
         out[a * pitch_row + b] = v;
       }
   }
+}
+
+// The activation picked once per thread, not per element (see forward_epilogue).
+__device__ __forceinline__ void stage_dact(const Conv2dShape& s, const DactSource& d, int n, int k0,
+                                           int kt, float* dst, int pitch_k, int pitch_row) {
+  dispatch_activation(d.act, [&](auto tag) {
+    stage_dact_as<decltype(tag)::value>(s, d, n, k0, kt, dst, pitch_k, pitch_row);
+  });
 }
 
 }  // namespace pcnn::cuda

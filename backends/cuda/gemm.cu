@@ -1,7 +1,7 @@
 // Dense ops of the cuda backend: GEMM and the fused linear layer. Every product goes through
 // gemm_tile.cuh; the "problems" below only say how operands are read and results written, which
-// is where the fusing lives. The activation is evaluated at run time (core/activation_math.hpp),
-// so a new activation needs no edit here.
+// is where the fusing lives. The activation is a template argument of the linear problems, picked
+// once per launch (dispatch_activation), so a new activation needs no edit here.
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_check.hpp"
@@ -43,41 +43,44 @@ struct GemmProblem {
   }
 };
 
-// y (N,out) = act(x (N,in) w^T + b): A = x, B = w^T
+// y (N,out) = act(x (N,in) w^T + b): A = x, B = w^T; Act fixed at compile time (a switch per
+// stored or loaded element is what the five-activation table would otherwise cost).
+template <Activation Act>
 struct LinearForwardProblem {
   int M, N, K;  // batch, out, in
   const float* x;
   const float* w;
   const float* bias;
-  Activation act;
   float* y;
   static constexpr bool kAContigK = true;
   static constexpr bool kBContigJ = false;
   __device__ float a(int i, int k) const { return x[size_t(i) * K + k]; }
   __device__ float b(int k, int j) const { return w[size_t(j) * K + k]; }
   __device__ void store(int i, int j, float acc) const {
-    y[size_t(i) * N + j] = activate(act, acc + (bias ? bias[j] : 0.f));
+    y[size_t(i) * N + j] = activate<Act>(acc + (bias ? bias[j] : 0.f));
   }
 };
 
 // d(pre-activation) (batch,out) = dy * act'(y), read where the products need it
+template <Activation Act>
 struct PreActGrad {
   const float* dy;
   const float* y;
-  Activation act;
   int out;
   __device__ float at(int n, int o) const {
     const size_t i = size_t(n) * out + o;
-    return act == Activation::None ? dy[i] : dy[i] * activation_derivative(act, y[i]);
+    if constexpr (Act == Activation::None) return dy[i];
+    else return dy[i] * activation_derivative<Act>(y[i]);
   }
 };
 
 // [dw | db] (out, in+1) = d^T (out,batch) [x | 1] (batch, in+1): the bias gradient is the
 // product with a column of ones, so it costs no extra pass over d.
+template <Activation Act>
 struct LinearWeightGradProblem {
   int M, N, K;  // out, in (+1 when db is wanted), batch
   int in;
-  PreActGrad d;
+  PreActGrad<Act> d;
   const float* x;
   float* dw;
   float* db;
@@ -92,9 +95,10 @@ struct LinearWeightGradProblem {
 };
 
 // dx (batch,in) = d (batch,out) w (out,in)
+template <Activation Act>
 struct LinearDataGradProblem {
   int M, N, K;  // batch, in, out
-  PreActGrad d;
+  PreActGrad<Act> d;
   const float* w;
   float* dx;
   static constexpr bool kAContigK = true;
@@ -224,8 +228,11 @@ void linear_forward(CudaContext& ctx, int N, int in, int out, Activation act, co
                     const float* w, const float* b, float* y, GemmVariant variant) {
   if (N <= 0 || out <= 0) return;
   PCNN_CHECK(variant != GemmVariant::Naive, "cuda linear_forward: no naive variant");
-  const LinearForwardProblem p{N, out, in, x, w, b, act, y};
-  run(ctx, variant, p, static_cast<const LinearForwardProblem*>(nullptr));
+  dispatch_activation(act, [&](auto tag) {
+    using Problem = LinearForwardProblem<decltype(tag)::value>;
+    const Problem p{N, out, in, x, w, b, y};
+    run(ctx, variant, p, static_cast<const Problem*>(nullptr));
+  });
 }
 
 void linear_backward(CudaContext& ctx, int N, int in, int out, Activation act, const float* x,
@@ -233,10 +240,13 @@ void linear_backward(CudaContext& ctx, int N, int in, int out, Activation act, c
                      float* db, GemmVariant variant) {
   if (out <= 0) return;
   PCNN_CHECK(variant != GemmVariant::Naive, "cuda linear_backward: no naive variant");
-  const PreActGrad d{dy, y, act, out};
-  const LinearWeightGradProblem pw{out, in + (db ? 1 : 0), N, in, d, x, dw, db};
-  const LinearDataGradProblem px{N, in, out, d, w, dx};
-  run(ctx, variant, pw, dx ? &px : nullptr);
+  dispatch_activation(act, [&](auto tag) {
+    constexpr Activation A = decltype(tag)::value;
+    const PreActGrad<A> d{dy, y, out};
+    const LinearWeightGradProblem<A> pw{out, in + (db ? 1 : 0), N, in, d, x, dw, db};
+    const LinearDataGradProblem<A> px{N, in, out, d, w, dx};
+    run(ctx, variant, pw, dx ? &px : nullptr);
+  });
 }
 
 }  // namespace cuda

@@ -48,6 +48,7 @@ CudnnBackend::CudnnBackend(int device) : CudaBackend(device) {
   PCNN_CHECK(algos == "direct" || algos == "all",
              "PCNN_CUDNN_ALGOS must be 'direct' or 'all', got '" << algos << "'");
   allow_transforms_ = algos == "all";
+  log_choices_ = env_or("PCNN_CUDNN_LOG", "0") == "1";
 
   dnn_ = create_handle<vendor::DnnHandle>(cudnnCreate, CUDNN_STATUS_SUCCESS, cudnnGetErrorString,
                                           "cudnnCreate");

@@ -12,9 +12,10 @@
 // CUDA graph and replayed.
 //
 // Convolution algorithms are chosen once per shape and direction, on first use, and cached:
-// cudnnFind* times every algorithm (the default) or, with PCNN_CUDNN_ALGO=heuristic (and always
-// while a graph is being captured, when nothing may run), cudnnGet*_v7 asks the heuristics. One
-// workspace, grown to the largest chosen algorithm's need, serves every call.
+// cudnnFind* times every algorithm (the default; five searches, ranked by median time) or, with
+// PCNN_CUDNN_ALGO=heuristic (and always while a graph is being captured, when nothing may run),
+// cudnnGet*_v7 asks the heuristics. One workspace, grown to the largest chosen algorithm's need,
+// serves every call. PCNN_CUDNN_LOG=1 prints each choice on stderr.
 // Math is strict FP32 (CUDNN_FMA_MATH, cuBLAS default math) so results agree with serial;
 // PCNN_CUDNN_TF32=1 lets both libraries use TF32 tensor cores (faster, ~1e-3 relative error).
 // Only algorithms that sum the convolution directly are taken (implicit/explicit GEMM, direct):
@@ -103,6 +104,7 @@ class CudnnBackend : public CudaBackend {
   bool time_algorithms_ = true;    // cudnnFind* (true) or cudnnGet*_v7 heuristics (false)
   bool allow_tf32_ = false;
   bool allow_transforms_ = false;  // FFT / Winograd convolution algorithms (PCNN_CUDNN_ALGOS=all)
+  bool log_choices_ = false;       // one stderr line per chosen algorithm (PCNN_CUDNN_LOG=1)
   std::string device_name_;
 
   // Declared before the handles, so the handles are destroyed first. cuBLAS's workspace is preset

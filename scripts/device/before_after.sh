@@ -4,7 +4,7 @@
 # (a `git archive` tarball, carried) beside this one with the same options, then benches both
 # binaries on this machine: every backend once each, then the GPU backends again in the order
 # before, after, before, after, so that drift between runs shows. Logs and bench files in $OUT.
-# Usage: scripts/device/before_after.sh BEFORE_TAR [AFTER_BUILD]
+# Usage: [BA_GPU_ONLY=1] scripts/device/before_after.sh BEFORE_TAR [AFTER_BUILD]
 set -uo pipefail
 tarball=$(realpath "$1") after=${2:-build-gpu} out=${OUT:-/tmp/pcnn-out}
 src=$PWD data=$PWD/.deps/device/fashion-mnist
@@ -24,8 +24,10 @@ bench() {  # bench NAME BINARY BACKENDS
     --budget "${BENCH_BUDGET:-1}" --out "$out/bench_$1" > "$out/bench_$1.log" 2>&1
   echo "bench $1: exit $?"
 }
-bench before_all "$before" "$all"
-bench after_all "$after/pcnn" "$all"
+if [ "${BA_GPU_ONLY:-0}" != 1 ]; then  # BA_GPU_ONLY=1: a GPU-only change, skip the CPU round
+  bench before_all "$before" "$all"
+  bench after_all "$after/pcnn" "$all"
+fi
 for round in 1 2; do
   bench before_gpu$round "$before" cudnn,cuda
   bench after_gpu$round "$after/pcnn" cudnn,cuda
