@@ -1,6 +1,7 @@
 // Errors: the library throws pcnn::Error with one readable line; main() prints it and exits 1.
 #pragma once
 
+#include <cstddef>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -16,6 +17,17 @@ class Error : public std::runtime_error {
 class Unavailable : public Error {
  public:
   explicit Unavailable(const std::string& what) : Error(what) {}
+};
+
+// Raised when a backend cannot allocate memory (device or host): bytes is what was asked for, so
+// whoever holds the context (a model, a batch size) can say what needed it.
+class OutOfMemory : public Error {
+ public:
+  OutOfMemory(const std::string& what, size_t bytes) : Error(what), bytes_(bytes) {}
+  size_t bytes() const { return bytes_; }
+
+ private:
+  size_t bytes_;
 };
 
 }  // namespace pcnn

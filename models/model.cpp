@@ -1,6 +1,9 @@
 // Building a model from its spec, and running its layers forward and backward.
 #include "models/model.hpp"
 
+#include <new>
+#include <sstream>
+
 #include "core/check.hpp"
 #include "core/checked_math.hpp"
 #include "layers/activation.hpp"
@@ -107,23 +110,50 @@ Model::Model(Backend& be, const ModelSpec& spec, int max_batch, uint64_t seed, b
                            << " in all: use a smaller batch");
   layers_ = make_layers(spec_);
   const std::vector<float> host = initial_params(spec, seed);
-  params_ = DeviceArray<float>(be, host);
-  grads_ = DeviceArray<float>(be, host.size());
-  be.fill(grads_.get(), 0.f, host.size());
+  try {
+    allocate(host);
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemory(memory_message(host.size(), "out of host memory"), 0);
+  } catch (const OutOfMemory& e) {
+    throw OutOfMemory(memory_message(host.size(), e.what()), e.bytes());
+  }
+}
+
+// The parameters, their gradients, and two buffers per layer output (activations and their
+// gradients), each for max_batch images.
+size_t Model::device_bytes(size_t param_count) const {
+  size_t floats = 2 * param_count;
+  for (const auto& l : layers_)
+    if (!l->is_view()) floats += 2 * size_t(max_batch_) * l->output_shape().size();
+  return floats * sizeof(float);
+}
+
+std::string Model::memory_message(size_t param_count, const std::string& cause) const {
+  std::ostringstream os;
+  os << "model '" << spec_.name << "' at batch " << max_batch_ << " needs about "
+     << (device_bytes(param_count) + (1 << 20) - 1) / (1 << 20) << " MiB on " << be_.name()
+     << " (" << cause << "): use a smaller --batch-size";
+  return os.str();
+}
+
+void Model::allocate(const std::vector<float>& host) {
+  params_ = DeviceArray<float>(be_, host);
+  grads_ = DeviceArray<float>(be_, host.size());
+  be_.fill(grads_.get(), 0.f, host.size());
   size_t offset = 0;
   for (auto& l : layers_) {
     l->bind(params_.get() + offset, grads_.get() + offset);
     offset += l->param_count();
-    l->setup(be, max_batch);
+    l->setup(be_, max_batch_);
   }
   out_.resize(layers_.size());
   grad_out_.resize(layers_.size());
   for (size_t i = 0; i < layers_.size(); ++i) {
     if (layers_[i]->is_view()) continue;  // resolved in forward(): aliases its input
-    const size_t n = size_t(max_batch) * layers_[i]->output_shape().size();
-    buffers_.emplace_back(be, n);
+    const size_t n = size_t(max_batch_) * layers_[i]->output_shape().size();
+    buffers_.emplace_back(be_, n);
     out_[i] = buffers_.back().get();
-    buffers_.emplace_back(be, n);
+    buffers_.emplace_back(be_, n);
     grad_out_[i] = buffers_.back().get();
   }
 }

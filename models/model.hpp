@@ -46,6 +46,10 @@ class Model {
   double backward_flops(int N) const;
 
  private:
+  void allocate(const std::vector<float>& host_params);
+  size_t device_bytes(size_t param_count) const;  // what allocate() asks the backend for
+  std::string memory_message(size_t param_count, const std::string& cause) const;
+
   Backend& be_;
   ModelSpec spec_;
   int max_batch_;

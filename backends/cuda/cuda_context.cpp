@@ -12,8 +12,18 @@ namespace pcnn::cuda {
 void* malloc_device(size_t bytes) {
   void* p = nullptr;
   const cudaError_t err = cudaMalloc(&p, bytes);
-  if (err != cudaSuccess) {
+  if (err == cudaErrorMemoryAllocation) {
     cudaGetLastError();  // out of memory is not sticky, but the next launch check would see it
+    size_t free_bytes = 0, total_bytes = 0;
+    cudaMemGetInfo(&free_bytes, &total_bytes);
+    cudaGetLastError();
+    const auto mib = [](size_t b) { return std::to_string((b + (1 << 20) - 1) >> 20) + " MiB"; };
+    throw OutOfMemory("GPU out of memory: asked for " + mib(bytes) + ", " + mib(free_bytes) +
+                          " free of " + mib(total_bytes),
+                      bytes);
+  }
+  if (err != cudaSuccess) {
+    cudaGetLastError();
     const std::string call = "cudaMalloc of " + std::to_string(bytes) + " bytes";
     throw_cuda_error(err, call.c_str(), __FILE__, __LINE__);
   }

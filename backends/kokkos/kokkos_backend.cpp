@@ -85,8 +85,16 @@ bool KokkosBackend::is_host_memory() const {
 void* KokkosBackend::allocate(size_t bytes) {
   // kokkos_malloc puts a header in front of the data (64- or 128-byte aligned); the contract
   // promises 256, so allocate a little more and remember the original pointer.
-  void* raw = Kokkos::kokkos_malloc<MemSpace>("pcnn::kokkos_buffer", bytes + 256);
-  if (!raw) throw std::bad_alloc();
+  void* raw = nullptr;
+  try {  // Kokkos reports a failed allocation as a std::bad_alloc (RawMemoryAllocationFailure)
+    raw = Kokkos::kokkos_malloc<MemSpace>("pcnn::kokkos_buffer", bytes + 256);
+  } catch (const std::bad_alloc&) {
+  }
+  if (!raw)
+    throw OutOfMemory(std::string("kokkos: out of memory in ") + MemSpace::name() +
+                          ": asked for " + std::to_string((bytes + (1 << 20) - 1) >> 20) +
+                          " MiB",
+                      bytes);
   void* aligned = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(raw) + 255) &
                                           ~uintptr_t(255));
   std::lock_guard<std::mutex> lock(mutex_);
