@@ -9,7 +9,7 @@ failures=0
 expect_error() {  # expect_error "what the message must contain" args...
   local want=$1; shift
   timeout 120 "$pcnn" "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
+  rc=$?  # global: expect_usage_error reads it
   local lines; lines=$(wc -l <"$tmp/err")
   if [ "$rc" -eq 0 ] || [ "$rc" -ge 124 ] || [ "$lines" -ne 1 ] || ! grep -qF -- "$want" "$tmp/err" ||
      grep -q "^epoch" "$tmp/out"; then
@@ -18,6 +18,11 @@ expect_error() {  # expect_error "what the message must contain" args...
   else
     echo "ok: $(cat "$tmp/err")"
   fi
+}
+
+expect_usage_error() {  # expect_usage_error "words" args...: expect_error, and the exit code is 2
+  expect_error "$@"
+  [ "$rc" -eq 2 ] || { echo "FAIL: exit $rc, not 2 (usage error)"; failures=$((failures + 1)); }
 }
 
 expect_ok() {  # expect_ok args...: pcnn must succeed

@@ -11,3 +11,9 @@ add_test(NAME readme_commands COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/readme_command
 add_test(NAME readme_presets COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/readme_presets.sh
          ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR} ${CMAKE_COMMAND})
 set_tests_properties(readme_commands PROPERTIES SKIP_RETURN_CODE 77)
+# pcnn eval's warning when a model file says it was trained on other data: the model files are
+# stamped with a data folder's provenance through the library API (tests/tools/).
+add_executable(pcnn_stamp_provenance tools/stamp_provenance.cpp)
+target_link_libraries(pcnn_stamp_provenance PRIVATE pcnn)
+add_test(NAME cli_provenance COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli_provenance.sh
+         $<TARGET_FILE:pcnn_cli> $<TARGET_FILE:pcnn_stamp_provenance>)

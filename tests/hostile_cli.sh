@@ -1,28 +1,83 @@
 #!/usr/bin/env bash
-# Issue 16's hostile inputs through the pcnn program: bad model specs, IDX files that lie, gzip
-# bombs, labels outside the model's classes, corrupt / cut / old / foreign model files. Each must
-# exit non-zero with one line on stderr (no stack trace, no signal) and train nothing. Also: a
-# model with a stride-1 max-pool saves and loads again, and a saved file reads from plain Python.
+# Issue 16's hostile inputs through the pcnn program: option values out of range or beyond their
+# type, bad model specs, IDX files that lie, gzip bombs, labels outside the model's classes,
+# corrupt / cut / old / foreign model files. Each must exit non-zero with one line on stderr (no
+# stack trace, no signal) and train nothing; a bad option value is a usage error (exit 2). Also:
+# the partial-batch warning, a 26-class model through the CLI, a model with a stride-1 max-pool
+# saves and loads again, and a saved file reads from plain Python.
 # Usage: hostile_cli.sh PATH/TO/pcnn
 set -u
 pcnn=$1
 source "$(dirname "$0")/cli_expect.sh"
+source "$(dirname "$0")/cli_data.sh"
 
-# A tiny MNIST-format folder: 16 random 28x28 images, labels 0..9 then 0..5.
-be32() { printf "\\x$(printf %02x $(($1 >> 24 & 255)))\\x$(printf %02x $(($1 >> 16 & 255)))\\x$(printf %02x $(($1 >> 8 & 255)))\\x$(printf %02x $(($1 & 255)))"; }
-make_data() {  # make_data DIR LABEL...
-  local dir=$1; shift
-  mkdir -p "$dir"
-  for set in train t10k; do
-    { printf '\x00\x00\x08\x03'; be32 $#; be32 28; be32 28; head -c $(($# * 784)) /dev/urandom; } \
-      >"$dir/$set-images-idx3-ubyte"
-    { printf '\x00\x00\x08\x01'; be32 $#; for l in "$@"; do printf "\\x$(printf %02x "$l")"; done; } \
-      >"$dir/$set-labels-idx1-ubyte"
-  done
-}
+# 16 random 28x28 images, labels 0..9 then 0..5.
 make_data "$tmp/data" 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5
 make_data "$tmp/data5" 0 1 2 3 4 0 1 2 3 4 0 1 2 3 4 0
 run=(--backend serial --epochs 1 --batch-size 4)
+
+# --- option values, refused while parsing (exit 2); every case would train if it slipped by ---
+bad() { expect_usage_error "$@"; }
+t=(train "${run[@]}" --data "$tmp/data")
+for v in nan inf -inf 0 -1 -0 1e-50; do bad "--lr: must be" "${t[@]}" --lr "$v"; done
+bad "--lr: must be a finite number, got 1e39 (inf as a float)" "${t[@]}" --lr 1e39
+bad "--lr: must be above 0, got 1e-50 (0 as a float)" "${t[@]}" --lr 1e-50
+bad "--lr: must be a finite number, got nan" "${t[@]}" --lr nan
+bad "--lr takes FLOAT" "${t[@]}" --lr fast
+for v in nan inf 0 -0.5 1e39; do bad "--lr-decay: must be" "${t[@]}" --lr-decay "$v"; done
+bad "--momentum: must be below 1, got 1" "${t[@]}" --optimizer sgd --momentum 1
+bad "--momentum: must be below 1, got 0.99999999999 (1 as a float)" "${t[@]}" --momentum 0.99999999999
+bad "--momentum: must be at least 0, got -0.1" "${t[@]}" --momentum -0.1
+bad "--momentum: must be a finite number, got nan" "${t[@]}" --momentum nan
+for v in -1 inf nan 1e39; do bad "--weight-decay: must be" "${t[@]}" --weight-decay "$v"; done
+bad "--epochs: must be at least 1, got 0" "${t[@]}" --epochs 0
+bad "--epochs: must be at least 1, got +0" "${t[@]}" --epochs +0
+bad "--epochs: must be at least 1, got 0x0" "${t[@]}" --epochs 0x0
+bad "--epochs: must be at least 1, got -0" "${t[@]}" --epochs -0
+bad "--epochs: must be at most 100000, got 100001" "${t[@]}" --epochs 100001
+bad "--epochs: must be at most 100000, got 99999999999999999999" "${t[@]}" --epochs 99999999999999999999
+bad "--epochs: must be a whole number, got 2.5" "${t[@]}" --epochs 2.5
+bad "--epochs: must be a whole number, got nan" "${t[@]}" --epochs nan
+bad "--epochs: must be written without a leading 0" "${t[@]}" --epochs 010
+bad "--batch-size: must be at least 1, got -4" "${t[@]}" --batch-size -4
+bad "--batch-size: must be at most 65536, got 65537" "${t[@]}" --batch-size 65537
+bad "--batch-size: must be at most 65536, got 4294967300" "${t[@]}" --batch-size 4294967300
+bad "--batch-size: 17 is more than the 16 training images in $tmp/data" "${t[@]}" --batch-size 17
+bad "--threads: must be at most 1024, got 100000" "${t[@]}" --threads 100000
+bad "--threads: must be at most 1024, got 5000" "${t[@]}" --threads 5000
+bad "--threads: must be at least 0, got -1" "${t[@]}" --threads -1
+bad "--limit: must be at least 1, got 0" "${t[@]}" --limit 0
+bad "--limit: must be at most 1000000000, got 1000000001" "${t[@]}" --limit 1000000001
+bad "--gpus: must be at least 1, got 0" "${t[@]}" --gpus 0
+bad "--gpus: must be at most 64, got 65" "${t[@]}" --gpus 65
+bad "--log-every: must be at least 1, got 0" "${t[@]}" --log-every 0
+bad "--progress-every: must be at most 1000000000, got 4294967297" "${t[@]}" --progress-every 4294967297
+bad "--seed: must be at least 0, got -1" "${t[@]}" --seed -1
+bad "--seed: must be at most 4294967295, got 4294967296" "${t[@]}" --seed 4294967296
+bad "--data: must not be empty" train "${run[@]}" --data ""
+bad "--save: must not be empty" "${t[@]}" --save ""
+bad "--limit: must be at least 1, got 0" eval --load "$tmp/x.pcnn" --data "$tmp/data" --limit 0
+bad "--threads: must be at most 1024, got 100000" eval --load "$tmp/x.pcnn" --threads 100000
+bad "--batch-size: must be at most 65536, got 70000" eval --load "$tmp/x.pcnn" --batch-size 70000
+bad "--threads: must be at most 1024, got 2000" bench --backends serial --threads 1,2000
+bad "--batch-size: must be at most 65536, got 70000" bench --backends serial --batch-sizes 8,70000
+bad "--repeat: must be at least 1, got 0" bench --backends serial --repeat 0
+bad "--warmup: must be at most 10000, got 1000000" bench --backends serial --warmup 1000000
+for v in 0 nan inf 1e400 -1 3601; do bad "--budget: must be" bench --backends serial --budget "$v"; done
+bad "--images: must be at most 1000000, got 1000000000" bench --backends serial --images 1000000000
+bad "--seed: must be at least 0, got -1" bench --backends serial --seed -1
+bad "--threads: must be at most 1024, got 100000" backends --threads 100000
+bad "--out: must not be empty" plot --log "$tmp/x.csv" --out ""
+
+# --- a partial last batch: dropped, and said once (16 images, batch 5: 1 left out) ---
+expect_ok "${t[@]}" --batch-size 5
+if [ "$(grep -c . "$tmp/err")" -ne 1 ] || ! grep -q "warning: the batch size 5 does not divide the 16 training images: each epoch leaves out 1 " "$tmp/err"; then
+  echo "FAIL: partial-batch warning: $(cat "$tmp/err")"; failures=$((failures + 1))
+else
+  echo "ok: $(cat "$tmp/err")"
+fi
+expect_ok "${t[@]}" --batch-size 4
+[ ! -s "$tmp/err" ] || { echo "FAIL: a warning with a batch that divides: $(cat "$tmp/err")"; failures=$((failures + 1)); }
 
 # --- model specs (each names the layer and the key) ---
 spec() {  # spec NAME LAYERS [INPUT] [CLASSES]: a spec file ending in flatten + dense
@@ -73,6 +128,17 @@ five=$(spec five "$conv}" '[1, 28, 28]' 5)
 expect_error "has label 5 (item 5), outside the 5 classes 0..4" train "${run[@]}" --data "$tmp/data" --model "$five"
 expect_ok train "${run[@]}" --data "$tmp/data5" --model "$five" --save "$tmp/five.pcnn"
 expect_error "has label 5 (item 5), outside the 5 classes 0..4" eval --backend serial --load "$tmp/five.pcnn" --data "$tmp/data"
+
+# --- more than 10 classes: a 26-class model trains and evaluates on labels 0..25 ---
+make_data "$tmp/data26" $(seq 0 25)
+make_data "$tmp/data27" $(seq 0 26)
+letters=$(spec letters "$conv}" '[1, 28, 28]' 26)
+expect_ok train "${run[@]}" --data "$tmp/data26" --model "$letters" --save "$tmp/letters.pcnn"
+grep -q "^epoch  1/1" "$tmp/out" || { echo "FAIL: the 26-class model did not train: $(cat "$tmp/err")"; failures=$((failures + 1)); }
+expect_ok eval --backend serial --load "$tmp/letters.pcnn" --data "$tmp/data26"
+grep -q "test accuracy" "$tmp/out" || { echo "FAIL: eval of the 26-class model"; failures=$((failures + 1)); }
+expect_error "has label 26 (item 26), outside the 26 classes 0..25" train "${run[@]}" --data "$tmp/data27" --model "$letters"
+expect_error "has label 26 (item 26), outside the 26 classes 0..25" eval --backend serial --load "$tmp/letters.pcnn" --data "$tmp/data27"
 
 # --- model files: a stride-1 max-pool round trip, then corrupt, cut, old and foreign files ---
 stride1=$(spec stride1 "$conv, \"pad\": 1}, {\"type\": \"relu\"}, {\"type\": \"maxpool\", \"kernel\": 2, \"stride\": 1}")

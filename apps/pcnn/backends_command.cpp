@@ -47,8 +47,7 @@ int list_backends(int threads) {
 Command add_backends_command(CLI::App& app) {
   auto threads = std::make_shared<int>(0);
   auto* sub = app.add_subcommand("backends", "List the backends compiled in and usable here");
-  sub->add_option("--threads", *threads, "CPU threads for the CPU backends (0 = all cores)")
-      ->check(at_least(0));
+  add_threads_option(*sub, *threads, "CPU threads for the CPU backends (0 = all cores)");
   return {sub, [threads] { return list_backends(*threads); }};
 }
 

@@ -16,6 +16,13 @@
 namespace pcnn::cli {
 
 namespace {
+// Bounds of the bench's own numbers: a warm-up is never cut short by --budget, and synthetic
+// images cost 784 bytes each at 28x28.
+constexpr int64_t kMaxRepeat = 1000000;
+constexpr int64_t kMaxWarmup = 10000;
+constexpr double kMaxBudgetSeconds = 3600;
+constexpr int64_t kMaxSyntheticImages = 1000000;
+
 struct BenchCliOptions {
   bench::BenchOptions bench;
   std::string out, from;
@@ -83,31 +90,34 @@ Command add_bench_command(CLI::App& app) {
   add_backend_option(*sub, b.backends);
   add_model_option(*sub, b.models);
   add_batch_option(*sub, b.batches, "batch sizes, comma-separated");
-  sub->add_option("--threads", b.threads,
-                  "CPU threads, or a list for a strong-scaling sweep (0 = all cores)")
-      ->delimiter(',')->check(at_least(0))->capture_default_str();
+  add_threads_option(*sub, b.threads,
+                     "CPU threads, or a list for a strong-scaling sweep (0 = all cores)");
   sub->add_option("--repeat", b.policy.repeat,
                   "timed blocks per measurement (fewer, but at least 3, once --budget is spent)")
-      ->check(at_least(1))->capture_default_str();
+      ->check(whole_number(1, kMaxRepeat))->capture_default_str();
   sub->add_option("--warmup", b.policy.warmup, "untimed iterations before each measurement")
-      ->check(at_least(1))->capture_default_str();
+      ->check(whole_number(1, kMaxWarmup))->capture_default_str();
   sub->add_option("--budget", b.policy.budget_s, "seconds per measurement after which repeats stop")
-      ->check(above(0))->capture_default_str();
+      ->check(real_number<double>({0, true, kMaxBudgetSeconds, false}))->capture_default_str();
   sub->add_option("--per-layer", b.per_layer,
                   "batch sizes with a per-layer breakdown: largest, all or none")
       ->check(one_of({"largest", "all", "none"}, "--per-layer choice"))->capture_default_str();
   sub->add_option("--data,-d", b.data_dir, "MNIST-format folder to draw batches from "
-                                        "(default: synthetic images; speed does not depend on them)");
+                                        "(default: synthetic images; speed does not depend on them)")
+      ->check(not_empty());
   sub->add_option("--images", b.synthetic_images, "synthetic images to draw batches from")
-      ->check(at_least(1))->capture_default_str();
-  sub->add_option("--seed", b.seed, "seed of weights, data and shuffling")->capture_default_str();
+      ->check(whole_number(1, kMaxSyntheticImages))->capture_default_str();
+  sub->add_option("--seed", b.seed, "seed of weights, data and shuffling")
+      ->check(whole_number(0, kMaxSeed))->capture_default_str();
   sub->add_flag("--isolate", b.isolate,
                 "run each CPU backend and thread count in its own child process (always done "
                 "for kokkos when --threads has several values)");
-  sub->add_option("--out", o->out, "write bench.json, bench.csv, bench_layers.csv and SVG graphs here");
+  sub->add_option("--out", o->out, "write bench.json, bench.csv, bench_layers.csv and SVG graphs here")
+      ->check(not_empty());
   sub->add_flag("--json-only", o->json_only, "print only the JSON report on stdout (child runs)");
   sub->add_option("--from", o->from,
-                  "measure nothing: print (and with --out, rewrite and plot) this bench.json");
+                  "measure nothing: print (and with --out, rewrite and plot) this bench.json")
+      ->check(not_empty());
   return {sub, [o] { return run_bench_command(*o); }};
 }
 

@@ -3,6 +3,8 @@
 
 #include <sys/resource.h>
 
+#include <CLI/CLI.hpp>
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -32,7 +34,15 @@ void keep_first(Dataset& d, int n) {
   d.images.resize(size_t(n) * d.height * d.width);
   d.labels.resize(size_t(n));
 }
+
+// Labels are single bytes in IDX files: this bound accepts all of them.
+constexpr int kByteLabels = 256;
 }  // namespace
+
+void keep_first(DatasetPair& data, int limit) {
+  keep_first(data.train, limit);
+  keep_first(data.test, limit);
+}
 
 DatasetPair load_data(const std::string& dir, int limit) {
   const std::string d = dir.empty() ? default_data_dir() : dir;
@@ -41,10 +51,28 @@ DatasetPair load_data(const std::string& dir, int limit) {
     PCNN_CHECK(probe, "the default data set is missing: install Debian's dataset-fashion-mnist "
                       "(scripts/setup.sh does) or pass --data DIR");
   }
-  DatasetPair data = load_mnist_folder(d);
-  keep_first(data.train, limit);
-  keep_first(data.test, limit);
+  DatasetPair data = load_mnist_folder(d, kByteLabels);
+  keep_first(data, limit);
   return data;
+}
+
+void check_batch_fits(const DatasetPair& data, int batch) {
+  const int count = data.train.count;
+  if (batch > count)
+    throw CLI::ValidationError("--batch-size", std::to_string(batch) + " is more than the " +
+                               std::to_string(count) + " training images in " + data.source);
+  const int dropped = count % batch;
+  if (dropped != 0)
+    warn("pcnn train", "the batch size " + std::to_string(batch) + " does not divide the " +
+                           std::to_string(count) + " training images: each epoch leaves out " +
+                           std::to_string(dropped) + " (the end of its shuffled order: other "
+                           "images each epoch)");
+}
+
+void warn(const std::string& command, const std::string& what) {
+  std::fflush(stdout);  // after what was already printed, where both go to one terminal
+  std::fprintf(stderr, "%s: warning: %s\n", command.c_str(), what.c_str());
+  std::fflush(stderr);
 }
 
 double peak_rss_mib() {

@@ -18,8 +18,21 @@ std::unique_ptr<Backend> open_backend(const std::string& name, int threads);
 ModelSpec load_spec(const std::string& name_or_path);
 
 // The four MNIST-style files from dir ("" = the default Fashion-MNIST folder); with limit > 0,
-// only the first limit images of each set (quick runs).
+// only the first limit images of each set (quick runs). Every label a byte can hold is read:
+// the caller checks them against its model (DatasetPair::check_labels), so a model of 26
+// classes takes labels 0..25 and a label past it is named with its index.
 DatasetPair load_data(const std::string& dir, int limit = 0);
+
+// Keeps only the first limit images of each set (limit <= 0: all of them).
+void keep_first(DatasetPair& data, int limit);
+
+// Before any model is built: refuses a batch larger than the training set (a usage error
+// naming --batch-size), and says once, on stderr, how many images each epoch leaves out when
+// the batch does not divide the training set (the trainer drops the last partial batch).
+void check_batch_fits(const DatasetPair& data, int batch);
+
+// A one-line warning on stderr: "pcnn COMMAND: warning: WHAT".
+void warn(const std::string& command, const std::string& what);
 
 // Peak resident memory of this process so far, in MiB.
 double peak_rss_mib();

@@ -1,9 +1,11 @@
-// pcnn eval: test accuracy of a saved model.
+// pcnn eval: test accuracy of a saved model, with a warning when the model file says it was
+// trained on other data than it is given.
 #include <cstdio>
 
 #include "apps/pcnn/commands.hpp"
 #include "apps/pcnn/common.hpp"
 #include "apps/pcnn/options.hpp"
+#include "models/provenance.hpp"
 #include "models/serialize.hpp"
 #include "train/trainer.hpp"
 
@@ -13,18 +15,26 @@ Command add_eval_command(CLI::App& app) {
   struct Options { std::string load, data, backend; int threads = 0, batch = 256, limit = 0; };
   auto o = std::make_shared<Options>();
   auto* sub = app.add_subcommand("eval", "Test accuracy of a saved model");
-  sub->add_option("--load", o->load, "model file written by pcnn train --save")->required();
-  sub->add_option("--data,-d", o->data, "folder with the MNIST-format files (default: Fashion-MNIST)");
+  sub->add_option("--load", o->load, "model file written by pcnn train --save")
+      ->required()->check(not_empty());
+  sub->add_option("--data,-d", o->data, "folder with the MNIST-format files (default: Fashion-MNIST)")
+      ->check(not_empty());
   sub->add_option("--limit", o->limit, "use only the first N test images (quick runs)")
-      ->check(at_least(1));
+      ->check(whole_number(1, kMaxImages));
   add_backend_option(*sub, o->backend);
-  sub->add_option("--threads", o->threads, "CPU threads (0 = all cores)")->check(at_least(0));
+  add_threads_option(*sub, o->threads, "CPU threads (0 = all cores)");
   add_batch_option(*sub, o->batch, "images per forward pass");
   return {sub, [o] {
             const SavedModel sm = load_model(o->load);
             auto be = open_backend(o->backend, o->threads);
-            const DatasetPair data = load_data(o->data, o->limit);
+            DatasetPair data = load_data(o->data);
+            // The whole folder is what the model file describes, whatever --limit keeps.
+            const std::string differs = data_difference(sm.provenance, data_provenance(data));
+            keep_first(data, o->limit);
             data.check_labels(sm.spec.classes);
+            if (!differs.empty())
+              warn("pcnn eval", "'" + o->load + "' was trained on other data than " +
+                                    data.source + " (" + differs + ")");
             Model model(*be, sm.spec, o->batch, 0);
             model.set_params(sm.params);
             const EvalResult r = evaluate(*be, model, data.test, {sm.mean, sm.inv_std});

@@ -2,7 +2,9 @@
 // name in front ("--epochs: must be at least 1, got 0").
 #include "apps/pcnn/options.hpp"
 
-#include <charconv>
+#include <cctype>
+#include <cmath>
+#include <type_traits>
 
 #include "apps/pcnn/suggest.hpp"
 #include "backends/registry.hpp"
@@ -16,21 +18,18 @@ const char* kBackendNames = "--backend,--backends,-b";
 const char* kModelNames = "--model,--models,-m";
 const char* kBatchNames = "--batch-size,--batch-sizes";
 
-bool parse_number(const std::string& text, double& v) {
-  const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-  return r.ec == std::errc() && r.ptr == text.data() + text.size();
+// "010" is octal 8 to CLI11 (strtoll with base 0): refused rather than read as a surprise.
+bool octal_looking(const std::string& text) {
+  const size_t digits = text.find_first_not_of("+-");
+  return digits != std::string::npos && text.size() > digits + 1 && text[digits] == '0' &&
+         std::isdigit(static_cast<unsigned char>(text[digits + 1]));
 }
 
-CLI::Validator bound(double min, bool inclusive) {
-  const std::string word = inclusive ? "at least " : "above ";
-  return CLI::Validator(
-      [=](std::string& text) -> std::string {
-        double v = 0;
-        if (!parse_number(text, v)) return "";  // not a number: the conversion says so
-        if (inclusive ? v >= min : v > min) return "";
-        return "must be " + word + round_trip(min) + ", got " + text;
-      },
-      (inclusive ? ">=" : ">") + round_trip(min));
+// "> 0", ">= 0", "[0, 1)": for the help.
+std::string interval_text(const Interval& in) {
+  if (std::isinf(in.max)) return (in.min_open ? ">" : ">=") + round_trip(in.min);
+  return (in.min_open ? "(" : "[") + round_trip(in.min) + ", " + round_trip(in.max) +
+         (in.max_open ? ")" : "]");
 }
 
 std::string joined(const std::vector<std::string>& names) {
@@ -50,8 +49,67 @@ CLI::Validator single(const std::string& what) {
 }
 }  // namespace
 
-CLI::Validator at_least(double min) { return bound(min, true); }
-CLI::Validator above(double min) { return bound(min, false); }
+CLI::Validator whole_number(int64_t min, int64_t max) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        const std::string at_least = "must be at least " + std::to_string(min) + ", got " + text;
+        const std::string at_most = "must be at most " + std::to_string(max) + ", got " + text;
+        int64_t v = 0;
+        if (!CLI::detail::lexical_cast(text, v)) {
+          long double x = 0;
+          if (!CLI::detail::lexical_cast(text, x)) return "";  // no number: the conversion says so
+          if (x < min) return at_least;  // beyond int64 (the comparisons are false for nan)
+          if (x > max) return at_most;
+          return "must be a whole number, got " + text;
+        }
+        if (octal_looking(text))
+          return "must be written without a leading 0 (it would be read as octal), got " + text;
+        if (v < min) return at_least;
+        if (v > max) return at_most;
+        return "";
+      },
+      std::to_string(min) + ".." + std::to_string(max));
+}
+
+Interval at_least(double min) { return Interval{min, false}; }
+Interval above(double min) { return Interval{min, true}; }
+
+template <class T>
+CLI::Validator real_number(Interval in) {
+  static_assert(std::is_floating_point_v<T>);
+  // The complaint about x, or "" when it lies in the interval.
+  const auto complaint = [in](long double x, const std::string& text) -> std::string {
+    if (!std::isfinite(x)) return "must be a finite number, got " + text;
+    if (x < in.min || (in.min_open && x == in.min))
+      return (in.min_open ? "must be above " : "must be at least ") + round_trip(in.min) +
+             ", got " + text;
+    if (x > in.max || (in.max_open && x == in.max))
+      return (in.max_open ? "must be below " : "must be at most ") + round_trip(in.max) +
+             ", got " + text;
+    return "";
+  };
+  return CLI::Validator(
+      [in, complaint](std::string& text) -> std::string {
+        T v = 0;
+        long double exact = 0;
+        if (!CLI::detail::lexical_cast(text, v) || !CLI::detail::lexical_cast(text, exact))
+          return "";  // no number: the conversion says so
+        std::string why = complaint(v, text);
+        // Right as written, wrong as stored (1e39 -> inf, 1e-50 -> 0, 0.999999999 -> 1).
+        if (!why.empty() && complaint(exact, text).empty())
+          why += " (" + round_trip(v) + (sizeof(T) == sizeof(float) ? " as a float)" : " as a double)");
+        return why;
+      },
+      interval_text(in));
+}
+template CLI::Validator real_number<float>(Interval);
+template CLI::Validator real_number<double>(Interval);
+
+CLI::Validator not_empty() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string { return text.empty() ? "must not be empty" : ""; },
+      "");
+}
 
 CLI::Validator one_of(const std::vector<std::string>& names, const std::string& what,
                       const std::string& also) {
@@ -93,7 +151,9 @@ CLI::Option* add_model_option(CLI::App& app, std::string& model) {
 }
 
 CLI::Option* add_batch_option(CLI::App& app, int& batch, const std::string& help) {
-  return app.add_option(kBatchNames, batch, help)->check(at_least(1))->capture_default_str();
+  return app.add_option(kBatchNames, batch, help)
+      ->check(whole_number(1, kMaxBatch))
+      ->capture_default_str();
 }
 
 CLI::Option* add_backend_option(CLI::App& app, std::vector<std::string>& backends) {
@@ -114,7 +174,20 @@ CLI::Option* add_model_option(CLI::App& app, std::vector<std::string>& models) {
 CLI::Option* add_batch_option(CLI::App& app, std::vector<int>& batches, const std::string& help) {
   return app.add_option(kBatchNames, batches, help)
       ->delimiter(',')
-      ->check(at_least(1))
+      ->check(whole_number(1, kMaxBatch))
+      ->capture_default_str();
+}
+
+CLI::Option* add_threads_option(CLI::App& app, int& threads, const std::string& help) {
+  return app.add_option("--threads", threads, help)
+      ->check(whole_number(0, kMaxThreads))
+      ->capture_default_str();
+}
+
+CLI::Option* add_threads_option(CLI::App& app, std::vector<int>& threads, const std::string& help) {
+  return app.add_option("--threads", threads, help)
+      ->delimiter(',')
+      ->check(whole_number(0, kMaxThreads))
       ->capture_default_str();
 }
 

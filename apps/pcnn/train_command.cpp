@@ -151,6 +151,7 @@ int run_train(const TrainOptions& o) {
   check_gpus(o, *first);
   const DatasetPair data = load_data(o.data, o.limit);
   data.check_labels(spec.classes);  // a label past the logits would index the loss out of bounds
+  check_batch_fits(data, o.batch);  // before any model is built for that batch
   Replicas replicas = open_replicas(o, std::move(first), spec);
   Backend& be = *replicas.backends[0];
   Model& model = *replicas.models[0];
@@ -208,40 +209,45 @@ Command add_train_command(CLI::App& app) {
   add_backend_option(*sub, o->backend);
   add_model_option(*sub, o->model);
   sub->add_option("--data,-d", o->data,
-                  "folder with the four MNIST-format files (default: Fashion-MNIST)");
+                  "folder with the four MNIST-format files (default: Fashion-MNIST)")
+      ->check(not_empty());
   sub->add_option("--limit", o->limit,
                   "use only the first N training and N test images (quick runs)")
-      ->check(at_least(1));
+      ->check(whole_number(1, kMaxImages));
   sub->add_option("--epochs,-e", o->epochs, "training epochs")
-      ->check(at_least(1))->capture_default_str();
+      ->check(whole_number(1, kMaxEpochs))->capture_default_str();
   add_batch_option(*sub, o->batch, "images per training step");
   sub->add_option("--optimizer", o->optimizer, "how parameters follow their gradients")
       ->check(one_of({"sgd", "adam"}, "optimizer"))->capture_default_str();
   sub->add_option("--lr", o->lr, "learning rate (default: 0.002 for adam, 0.05 for sgd)")
-      ->check(above(0));
+      ->check(real_number<float>(above(0)));
   sub->add_option("--momentum", o->momentum, "SGD momentum, in [0, 1)")
-      ->check(at_least(0))->capture_default_str();
+      ->check(real_number<float>({0, false, 1, true}))->capture_default_str();
   sub->add_option("--weight-decay", o->weight_decay, "L2 weight decay")
-      ->check(at_least(0))->capture_default_str();
+      ->check(real_number<float>(at_least(0)))->capture_default_str();
   sub->add_option("--lr-decay", o->lr_decay, "learning rate factor per epoch")
-      ->check(above(0))->capture_default_str();
-  sub->add_option("--seed", o->seed, "seed of weights and shuffling")->capture_default_str();
+      ->check(real_number<float>(above(0)))->capture_default_str();
+  sub->add_option("--seed", o->seed, "seed of weights and shuffling")
+      ->check(whole_number(0, kMaxSeed))->capture_default_str();
   sub->add_option("--threads", o->threads, "CPU threads (0 = all cores)")
-      ->check(at_least(0))->capture_default_str();
-  sub->add_option("--save", o->save, "write the trained model to this file");
+      ->check(whole_number(0, kMaxThreads))->capture_default_str();
+  sub->add_option("--save", o->save, "write the trained model to this file")
+      ->check(not_empty());
   sub->add_option("--log", o->log,
-                  "write the training log here (CSV: a row per epoch, and per --log-every steps)");
+                  "write the training log here (CSV: a row per epoch, and per --log-every steps)")
+      ->check(not_empty());
   sub->add_option("--log-every", o->log_every,
                   "also log a row every N steps (loss, accuracy and speed over those steps)")
-      ->check(at_least(1));
-  sub->add_option("--plot", o->plot, "write the training curves (SVG) to this file");
+      ->check(whole_number(1, kMaxSteps));
+  sub->add_option("--plot", o->plot, "write the training curves (SVG) to this file")
+      ->check(not_empty());
   sub->add_option("--progress-every", o->progress_every,
                   "a progress line every N steps (default: redrawn 4x a second on a terminal, "
-                  "a line every 10 s otherwise)")->check(at_least(1));
+                  "a line every 10 s otherwise)")->check(whole_number(1, kMaxSteps));
   sub->add_flag("--quiet,-q", o->quiet, "print only the epoch lines and the final line");
   sub->add_flag("--no-graphs", o->no_graphs, "do not replay the step as a CUDA graph");
   sub->add_option("--gpus", o->gpus, "data-parallel replicas, one per GPU (device 0..N-1)")
-      ->check(at_least(1))->capture_default_str();
+      ->check(whole_number(1, kMaxReplicas))->capture_default_str();
   sub->add_option("--collective", o->collective,
                   "all-reduce across replicas (default: nccl on cuda, else host)")
       ->check(one_of({"nccl", "host"}, "collective"));
