@@ -141,7 +141,7 @@ void check_consistent(const Checkpoint& c, size_t tensors) {
   PCNN_CHECK(epoch_rows == c.epoch(),  // an epoch's row is written before its last checkpoint
              "its history has " << epoch_rows << " epochs, its position " << c.epoch());
   PCNN_CHECK(std::isfinite(c.elapsed_s) && c.elapsed_s >= 0, "a bad 'elapsed_s'");
-  PCNN_CHECK(c.checkpoint_every >= 0, "a bad 'checkpoint_every'");
+  PCNN_CHECK(c.checkpoint_every >= 0 && c.threads >= 0, "a bad 'checkpoint_every' or 'threads'");
   const size_t expected = r.optimizer == "adam" ? 4 : 3;
   PCNN_CHECK(tensors == expected, "has " << tensors << " tensors, a checkpoint of " << r.optimizer
                                          << " has " << expected);
@@ -162,7 +162,8 @@ std::string encode_checkpoint(const Checkpoint& c) {
   f.metadata["position"] = json{{"global_step", c.state.global_step},
                                 {"steps_per_epoch", c.steps_per_epoch},
                                 {"elapsed_s", c.elapsed_s},
-                                {"checkpoint_every", c.checkpoint_every}}.dump();
+                                {"checkpoint_every", c.checkpoint_every},
+                                {"backend", c.backend}, {"threads", c.threads}}.dump();
   f.metadata["history"] = history_json(c.history).dump();
   f.metadata["log_mark"] = mark_json(c.log_mark).dump();
   return encode_tensor_file(f, kCheckpointFile);
@@ -178,6 +179,8 @@ Checkpoint decode_checkpoint(const std::string& bytes, const std::string& name) 
     c.steps_per_epoch = pos.at("steps_per_epoch").get<int>();
     c.elapsed_s = pos.at("elapsed_s").get<double>();
     c.checkpoint_every = pos.at("checkpoint_every").get<int>();
+    c.backend = pos.at("backend").get<std::string>();
+    c.threads = pos.at("threads").get<int>();
     c.history = history_from_json(parsed(f.metadata, "history"));
     c.log_mark = mark_from_json(parsed(f.metadata, "log_mark"));
     c.data = provenance_from_metadata(f.metadata);

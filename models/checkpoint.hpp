@@ -38,7 +38,11 @@ struct Checkpoint {
   std::vector<LogRow> history; // every log row written so far (epoch and step rows)
   StepProgress log_mark;       // the totals at the last step row of the epoch in progress
   double elapsed_s = 0;        // training time before this checkpoint
-  int checkpoint_every = 0;    // the cadence it was written at (--resume keeps it)
+  // Where and how it was written; --resume keeps them unless told otherwise, so that a resumed
+  // run is bit for bit the run it continues.
+  int checkpoint_every = 0;    // the cadence (steps)
+  std::string backend;         // the backend's name
+  int threads = 0;             // --threads as given (0 = all cores)
 
   int epoch() const { return int(state.global_step / steps_per_epoch); }        // 0-based
   int step_in_epoch() const { return int(state.global_step % steps_per_epoch); }

@@ -78,6 +78,8 @@ Checkpoint full_checkpoint(const std::string& optimizer) {
   c.log_mark = {3, 25, 100, 150, 3.25, 7, -0.75};
   c.elapsed_s = 9.125;
   c.checkpoint_every = 25;
+  c.backend = "openmp";
+  c.threads = 3;
   return c;
 }
 
@@ -122,6 +124,8 @@ void check_same(const Checkpoint& a, const Checkpoint& b) {
   CHECK(a.log_mark.seconds == b.log_mark.seconds);
   CHECK(a.elapsed_s == b.elapsed_s);
   CHECK(a.checkpoint_every == b.checkpoint_every);
+  CHECK(a.backend == b.backend);
+  CHECK(a.threads == b.threads);
 }
 
 // A copy of bytes with one metadata value edited (from -> to) and the crc32 made right
