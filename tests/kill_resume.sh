@@ -25,23 +25,23 @@ make_data() {  # make_data DIR N FIRST
       for ((i = 0; i < n; ++i)); do printf "\\x0$(((i + first) % 10))"; done; } >"$dir/$set-labels-idx1-ubyte"
   done
 }
-make_data "$tmp/data" 320 0
-make_data "$tmp/other" 320 1
-# 3 epochs of 40 steps; the learning-rate decay and Adam's moments make every step count.
+make_data "$tmp/data" 256 0
+make_data "$tmp/other" 256 1
+# 3 epochs of 32 steps; the learning-rate decay and Adam's moments make every step count.
 run=(--data "$tmp/data" --model lenet5 --epochs 3 --batch-size 8 --optimizer adam --lr-decay 0.5
      --seed 7)
 kills=0 partial_writes=0
 
 # Starts pcnn in the background with one progress line per step into a FIFO, reads lines until
-# the Nth step line, then sends the signal. Sets rc to pcnn's exit status.
-signal_after_steps() {  # signal_after_steps SIGNAL N args...
-  local sig=$1 n=$2; shift 2
+# the Nth step line, waits DELAY seconds, then sends the signal. Sets rc to pcnn's exit status.
+signal_after_steps() {  # signal_after_steps SIGNAL N DELAY args...
+  local sig=$1 n=$2 delay=$3; shift 3
   rm -f "$tmp/fifo"; mkfifo "$tmp/fifo"
   "$pcnn" train "$@" --progress-every 1 >"$tmp/fifo" 2>"$tmp/err" &
   local pid=$! seen=0 line
   while IFS= read -r line; do
     case $line in *" step "*) seen=$((seen + 1)) ;; esac
-    if [ "$seen" -eq "$n" ]; then kill -s "$sig" "$pid" 2>/dev/null; fi
+    if [ "$seen" -eq "$n" ]; then sleep "$delay"; kill -s "$sig" "$pid" 2>/dev/null; fi
   done <"$tmp/fifo"
   { wait "$pid"; } 2>/dev/null  # no "Killed" from the shell
   rc=$?
@@ -54,7 +54,8 @@ killed_run() {  # killed_run NAME MODEL_OUT args...
   rm -f "$ckpt" "$ckpt.tmp" "$out"
   local args=("$@" --checkpoint "$ckpt") round
   for round in 1 2 3 4; do
-    signal_after_steps KILL $((RANDOM % 20 + 1)) "${args[@]}"
+    # a random step, and a random instant in the checkpoint write or the step after it
+    signal_after_steps KILL $((RANDOM % 16 + 1)) "$(printf '0.%03d' $((RANDOM % 20)))" "${args[@]}"
     if [ "$rc" -eq 137 ]; then kills=$((kills + 1)); fi
     if [ -e "$ckpt.tmp" ]; then partial_writes=$((partial_writes + 1)); fi
     if [ -e "$ckpt" ]; then args=(--resume "$ckpt" --data "$tmp/data"); fi
@@ -89,7 +90,7 @@ echo "$kills runs killed, $partial_writes of them inside a checkpoint write (a s
 # resumed run ends where the uninterrupted one did.
 for sig in INT TERM; do
   rm -f "$tmp/s.ckpt" "$tmp/s.pcnn"
-  signal_after_steps "$sig" 30 --backend serial "${run[@]}" --checkpoint "$tmp/s.ckpt" --save "$tmp/s.pcnn"
+  signal_after_steps "$sig" 20 0 --backend serial "${run[@]}" --checkpoint "$tmp/s.ckpt" --save "$tmp/s.pcnn"
   if [ "$rc" -eq 130 ] && [ -s "$tmp/s.ckpt" ] && [ -s "$tmp/s.pcnn" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
      grep -q "stopped by SIG$sig after step .* checkpoint written to .* model saved to" "$tmp/err"; then
     ok "SIG$sig: $(cat "$tmp/err")"
@@ -104,7 +105,7 @@ done
 # A checkpoint made on one backend resumes on another.
 if "$pcnn" backends | grep -q "^openmp .*yes"; then
   rm -f "$tmp/x.ckpt"
-  signal_after_steps KILL 10 --backend serial "${run[@]}" --checkpoint "$tmp/x.ckpt" --checkpoint-every 4
+  signal_after_steps KILL 10 0 --backend serial "${run[@]}" --checkpoint "$tmp/x.ckpt" --checkpoint-every 4
   expect_ok train --resume "$tmp/x.ckpt" --backend openmp --threads 2 --save "$tmp/x.pcnn"
   [ -s "$tmp/x.pcnn" ] && ok "a serial checkpoint resumed on openmp" || fail "serial -> openmp resume"
 fi
