@@ -33,6 +33,20 @@ void Optimizer::set_learning_rate(float lr) {
   hyper_.upload(host_hyper_);
 }
 
+std::vector<float> Optimizer::moment2() const {
+  return state2_.get() ? state2_.download() : std::vector<float>();
+}
+
+void Optimizer::set_moments(const std::vector<float>& m1, const std::vector<float>& m2) {
+  const size_t n = model_.param_count();
+  const size_t n2 = state2_.get() ? n : 0;
+  PCNN_CHECK(m1.size() == n && m2.size() == n2,
+             cfg_.kind << " needs " << n << " + " << n2 << " state values, got " << m1.size()
+                       << " + " << m2.size());
+  state1_.upload(m1);
+  if (n2) state2_.upload(m2);
+}
+
 void Optimizer::step(const int32_t* step_counter) {
   const size_t n = model_.param_count();
   if (cfg_.kind == "adam")

@@ -25,6 +25,12 @@ class Optimizer {
   // One update of every parameter from its gradient; step is the device-side step counter.
   void step(const int32_t* step_counter);
   const OptimizerConfig& config() const { return cfg_; }
+  // The per-parameter state, for checkpoints: SGD's velocity, or Adam's first moment (m) and
+  // second moment (v; empty for SGD). Adam's step count is the trainer's step counter.
+  std::vector<float> moment1() const { return state1_.download(); }
+  std::vector<float> moment2() const;
+  // Replaces that state (sizes checked). Synchronise before the vectors go.
+  void set_moments(const std::vector<float>& m1, const std::vector<float>& m2);
 
  private:
   Backend& be_;

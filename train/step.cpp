@@ -44,6 +44,7 @@ void Trainer::step() {
   }
   if (!single) allreduce_and_update();
   ++steps_done_;
+  ++global_step_;
 }
 
 }  // namespace pcnn

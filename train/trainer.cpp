@@ -72,34 +72,48 @@ StepProgress Trainer::progress(int epoch, int step) const {
 EpochStats Trainer::train_epoch(int epoch) {
   using clock = std::chrono::steady_clock;
   const float lr = learning_rate(epoch);
+  int first = 0;  // steps of this epoch done before a restore: its metrics were restored too
+  if (restored_) {
+    PCNN_CHECK(epoch == global_step_ / steps_per_epoch_,
+               "the restored state is in epoch " << global_step_ / steps_per_epoch_ + 1
+                                                 << ", not " << epoch + 1);
+    first = int(global_step_ % steps_per_epoch_);
+    restored_ = false;
+  }
   for (auto& r : replicas_) {
     if (epoch > 0) r->optimizer.set_learning_rate(lr);
-    r->be.fill(r->metrics.get(), 0.f, kMetricCount);
+    if (first == 0) r->be.fill(r->metrics.get(), 0.f, kMetricCount);
   }
   synchronize();
   const auto t0 = clock::now();
   auto last_report = t0;
-  for (int s = 1; s <= steps_per_epoch_; ++s) {
+  int s = first;
+  while (s < steps_per_epoch_) {
     step();
-    if (!report_) continue;
-    const bool by_steps = report_every_steps_ > 0 && s % report_every_steps_ == 0;
-    const bool by_time = report_every_s_ > 0 &&
-        std::chrono::duration<double>(clock::now() - last_report).count() >= report_every_s_;
-    if (!by_steps && !by_time) continue;
-    StepProgress p = progress(epoch, s);
-    last_report = clock::now();  // after the download: the steps counted have all finished
-    p.seconds = std::chrono::duration<double>(last_report - t0).count();
-    report_(p);
+    ++s;
+    if (report_) {
+      const bool by_steps = report_every_steps_ > 0 && s % report_every_steps_ == 0;
+      const bool by_time = report_every_s_ > 0 &&
+          std::chrono::duration<double>(clock::now() - last_report).count() >= report_every_s_;
+      if (by_steps || by_time) {
+        StepProgress p = progress(epoch, s);
+        last_report = clock::now();  // after the download: the steps counted have all finished
+        p.seconds = std::chrono::duration<double>(last_report - t0).count();
+        report_(p);
+      }
+    }
+    if (step_hook_ && !step_hook_(epoch, s)) break;
   }
-  const StepProgress end = progress(epoch, steps_per_epoch_);
+  const StepProgress end = progress(epoch, s);
   const double seconds = std::chrono::duration<double>(clock::now() - t0).count();
   EpochStats st;
   st.epoch = epoch + 1;
   st.learning_rate = lr;
+  st.stopped = s < steps_per_epoch_;
   const double n = double(end.images);
   st.train_loss = end.loss_sum / n;
   st.train_accuracy = end.correct / n;
-  st.images_per_s = n / seconds;
+  st.images_per_s = double(s - first) * cfg_.batch / seconds;  // this process's steps only
   PCNN_CHECK(std::isfinite(st.train_loss),
              "training diverged in epoch " << epoch + 1 << " (loss is " << st.train_loss
                                            << "): try a smaller --lr");

@@ -35,6 +35,7 @@ struct EpochStats {
   double learning_rate = 0;  // the one this epoch trained with
   double images_per_s = 0;  // training images over the epoch's training time
   double elapsed_s = 0;     // since training began
+  bool stopped = false;     // the step hook ended the epoch before its last step
 };
 
 struct EvalResult {
@@ -57,6 +58,19 @@ struct StepProgress {
   double seconds = 0;          // since the epoch's first step
 };
 using ProgressCallback = std::function<void(const StepProgress&)>;
+// After a step of train_epoch: the epoch (0-based) and the steps done in it. false stops there.
+using StepHook = std::function<bool(int epoch, int step)>;
+
+// Everything on the devices that a run needs to go on exactly where it was (checkpoints): with
+// the same settings and data, restoring it and training on gives bit for bit the weights of a
+// run never stopped. The data order and Adam's step count follow from global_step alone (the
+// shuffle is a keyed function of the step: core/shuffle.hpp); the learning rate from the epoch.
+struct TrainingState {
+  int64_t global_step = 0;              // steps done since training began
+  std::vector<float> params;            // the model's parameter arena
+  std::vector<float> moment1, moment2;  // optimizer state (Optimizer::moment1, moment2)
+  std::vector<float> metrics;           // kMetricCount running sums of the epoch per replica
+};
 
 class Trainer {
  public:
@@ -78,6 +92,16 @@ class Trainer {
   // every step (cheap); the device only when a report is due: one download, which waits for
   // the steps launched so far, so every_s should stay a fraction of a second or more.
   void on_progress(ProgressCallback report, double every_s, int every_steps);
+  // Calls hook after every step of train_epoch (after any progress report); when it returns
+  // false, train_epoch returns at once with stats over the steps so far and stopped set.
+  void on_step(StepHook hook) { step_hook_ = std::move(hook); }
+  // Steps done since training began, those before a restore included.
+  int64_t global_step() const { return global_step_; }
+  // A copy of the training state (waits for the device; train/trainer_state.cpp).
+  TrainingState state() const;
+  // Puts a state back, on every replica, before any step of this trainer; the next
+  // train_epoch must be the epoch the state is in, and continues it after its last step.
+  void restore(const TrainingState& s);
   // The learning rate of an epoch (0-based): the configured one, decayed once per epoch.
   float learning_rate(int epoch) const;
   // One training step of every replica (public for tests and the bench).
@@ -96,7 +120,10 @@ class Trainer {
   Collective* collective_ = nullptr;
   TrainConfig cfg_;
   int steps_per_epoch_ = 0;
-  int steps_done_ = 0;
+  int steps_done_ = 0;          // by this trainer (graph capture)
+  int64_t global_step_ = 0;     // since training began (restore sets it)
+  bool restored_ = false;       // the next train_epoch continues the restored one
+  StepHook step_hook_;
   ProgressCallback report_;
   double report_every_s_ = 0;
   int report_every_steps_ = 0;

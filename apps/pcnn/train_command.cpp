@@ -1,6 +1,8 @@
 // pcnn train: train a model on a data set, with a model summary, progress within epochs, one
-// line per epoch, and optionally a CSV log, training-curve plot and saved model.
+// line per epoch, and optionally a CSV log, training-curve plot and saved model; checkpoints,
+// --resume, and a clean stop on SIGINT / SIGTERM (apps/pcnn/resume.cpp checks a resumed run).
 #include <chrono>
+#include <csignal>
 #include <cstdarg>
 #include <cstdio>
 #include <numeric>
@@ -9,8 +11,12 @@
 #include "apps/pcnn/common.hpp"
 #include "apps/pcnn/model_summary.hpp"
 #include "apps/pcnn/options.hpp"
+#include "apps/pcnn/output_paths.hpp"
 #include "apps/pcnn/progress_display.hpp"
+#include "apps/pcnn/resume.hpp"
+#include "apps/pcnn/stop_signal.hpp"
 #include "core/check.hpp"
+#include "models/checkpoint.hpp"
 #include "models/serialize.hpp"
 #include "report/training_log.hpp"
 #include "report/training_plot.hpp"
@@ -19,6 +25,9 @@
 namespace pcnn::cli {
 
 namespace {
+// The exit code of a run stopped by SIGINT or SIGTERM, as a shell reports a SIGINT death.
+constexpr int kExitInterrupted = 130;
+
 struct TrainOptions {
   std::string backend, model = "lenet5", data, save, log, plot;
   int epochs = 10, batch = 64, threads = 0, limit = 0;
@@ -30,6 +39,8 @@ struct TrainOptions {
   bool no_graphs = false, quiet = false;
   int gpus = 1, progress_every = 0, log_every = 0;
   std::string collective;
+  std::string checkpoint, resume;
+  int checkpoint_every = 0;
 };
 
 // One backend and one model per replica (device r runs replica r), and their all-reduce.
@@ -98,22 +109,39 @@ std::string format(const char* fmt, ...) {
   return buf;
 }
 
-// The epoch loop: progress while each epoch runs, its line when it ends, and the rows of the
-// log (kept for the plot, and written to --log as they come).
-std::vector<LogRow> train_epochs(const TrainOptions& o, Trainer& trainer, Backend& be, Model& model,
-                                 const Dataset& test, const Normalization& norm,
-                                 ProgressDisplay& display) {
+// How the epoch loop ended: the log rows (kept for the plot, written to --log as they came)
+// and whether a signal stopped it before the last epoch.
+struct EpochsResult {
+  std::vector<LogRow> rows;
+  bool interrupted = false;
+  int64_t global_step = 0;
+};
+
+// The epoch loop: progress while each epoch runs, its line when it ends, the rows of the log,
+// and checkpoints every --checkpoint-every steps and at every epoch's end. ckpt holds the run's
+// settings (and, when resuming, where it was); the loop fills in the rest before each write.
+EpochsResult train_epochs(const TrainOptions& o, Trainer& trainer, Backend& be, Model& model,
+                          const Dataset& test, const Normalization& norm,
+                          ProgressDisplay& display, Checkpoint& ckpt) {
   using clock = std::chrono::steady_clock;
   const auto t_train = clock::now();
-  const auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - t_train).count(); };
+  const double elapsed_before = ckpt.elapsed_s;  // a resumed run's clock goes on
+  const auto elapsed = [&] {
+    return elapsed_before + std::chrono::duration<double>(clock::now() - t_train).count();
+  };
   std::unique_ptr<TrainingLogFile> log;
   if (!o.log.empty()) log = std::make_unique<TrainingLogFile>(o.log);
-  std::vector<LogRow> rows;
+  EpochsResult result;
+  std::vector<LogRow>& rows = result.rows;
   const auto add_row = [&](const LogRow& row) {
     if (log) log->add(row);
     rows.push_back(row);
   };
-  StepProgress last_logged;  // the step row before, in this epoch: rows cover the steps between
+  for (const LogRow& row : ckpt.history) add_row(row);  // the log of a resumed run goes on too
+  // The step row before, in this epoch: rows cover the steps between. From a checkpoint its
+  // seconds count back from the moment the checkpoint was taken, which the resumed epoch's
+  // clock starts from again.
+  StepProgress last_logged = ckpt.log_mark;
   const int poll_steps = std::gcd(display.poll_steps(), o.log_every);  // gcd(n, 0) == n
   if (display.poll_seconds() > 0 || poll_steps > 0)
     trainer.on_progress([&](const StepProgress& p) {
@@ -124,8 +152,31 @@ std::vector<LogRow> train_epochs(const TrainOptions& o, Trainer& trainer, Backen
       last_logged = p;
     }, display.poll_seconds(), poll_steps);
 
-  for (int e = 0; e < o.epochs; ++e) {
+  auto epoch_start = clock::now();
+  const auto write_checkpoint = [&] {
+    ckpt.state = trainer.state();
+    ckpt.history = rows;
+    ckpt.log_mark = last_logged;
+    ckpt.log_mark.seconds -= std::chrono::duration<double>(clock::now() - epoch_start).count();
+    ckpt.elapsed_s = elapsed();
+    save_checkpoint(o.checkpoint, ckpt);
+  };
+  const int steps = trainer.steps_per_epoch();
+  trainer.on_step([&](int, int step) {
+    if (step == steps) return true;  // the epoch's end evaluates, then checkpoints and stops
+    if (stop_requested()) return false;
+    if (o.checkpoint_every > 0 && trainer.global_step() % o.checkpoint_every == 0)
+      write_checkpoint();
+    return true;
+  });
+
+  for (int e = int(trainer.global_step() / steps); e < o.epochs; ++e) {
+    epoch_start = clock::now();
     EpochStats st = trainer.train_epoch(e);
+    if (st.stopped) {
+      result.interrupted = true;
+      break;
+    }
     const EvalResult r = evaluate(be, model, test, norm);
     st.test_accuracy = r.accuracy;
     st.test_loss = r.loss;
@@ -134,35 +185,153 @@ std::vector<LogRow> train_epochs(const TrainOptions& o, Trainer& trainer, Backen
                          "elapsed %.1f s", st.epoch, o.epochs, st.train_loss, st.test_accuracy,
                          st.images_per_s, st.elapsed_s));
     add_row(epoch_row(st));
+    if (!o.checkpoint.empty()) write_checkpoint();
+    if (stop_requested() && e + 1 < o.epochs) {
+      result.interrupted = true;
+      break;
+    }
   }
-  return rows;
+  if (result.interrupted && !o.checkpoint.empty() && trainer.global_step() % steps != 0)
+    write_checkpoint();  // stopped inside an epoch (at its end, the epoch's own one is written)
+  result.global_step = trainer.global_step();
+  return result;
 }
 
-int run_train(const TrainOptions& o) {
+// The recipe a saved model records: the settings that define the run, on one line.
+std::string recipe_text(const RunSettings& r) {
+  return format("%s, %s lr %g momentum %g weight decay %g lr decay %g, batch %d, seed %u, "
+                "%d epochs", r.spec.name.c_str(), r.optimizer.c_str(), double(r.lr),
+                double(r.momentum), double(r.weight_decay), double(r.lr_decay), r.batch,
+                r.seed, r.epochs);
+}
+
+// With --resume: the checkpoint's settings replace the options' (which may only repeat them);
+// its data folder, backend and thread count are the defaults, and checkpoints go on to the
+// same file at the same cadence.
+void adopt_checkpoint(TrainOptions& o, const Checkpoint& c, const CLI::App& cmd) {
+  const RunSettings& r = c.run;
+  const ResumeCheck check(cmd, o.resume);
+  check.same_model(o.model, r.spec);
+  check.same("--optimizer", o.optimizer, r.optimizer);
+  check.same("--lr", o.lr, r.lr);
+  check.same("--momentum", o.momentum, r.momentum);
+  check.same("--weight-decay", o.weight_decay, r.weight_decay);
+  check.same("--lr-decay", o.lr_decay, r.lr_decay);
+  check.same("--batch-size", o.batch, r.batch);
+  check.same("--epochs", o.epochs, r.epochs);
+  check.same("--limit", o.limit, r.limit);
+  check.same("--seed", o.seed, r.seed);
+  check.same("--gpus", o.gpus, r.replicas);
+  o.optimizer = r.optimizer;
+  o.lr = r.lr;
+  o.momentum = r.momentum;
+  o.weight_decay = r.weight_decay;
+  o.lr_decay = r.lr_decay;
+  o.batch = r.batch;
+  o.epochs = r.epochs;
+  o.limit = r.limit;
+  o.seed = r.seed;
+  o.gpus = r.replicas;
+  if (o.data.empty()) o.data = c.data.data_folder;
+  if (o.checkpoint.empty()) o.checkpoint = o.resume;
+  if (o.checkpoint_every == 0) o.checkpoint_every = c.checkpoint_every;
+  if (cmd.count("--backend") == 0) o.backend = c.backend;
+  if (cmd.count("--threads") == 0) o.threads = c.threads;
+}
+
+RunSettings run_settings(const TrainOptions& o, const ModelSpec& spec, const TrainConfig& cfg,
+                         const Normalization& norm) {
+  RunSettings r;
+  r.spec = spec;
+  r.optimizer = cfg.optimizer.kind;
+  r.lr = cfg.optimizer.lr;
+  r.momentum = cfg.optimizer.momentum;
+  r.weight_decay = cfg.optimizer.weight_decay;
+  r.lr_decay = cfg.lr_decay;
+  r.batch = cfg.batch;
+  r.epochs = cfg.epochs;
+  r.limit = o.limit;
+  r.replicas = o.gpus;
+  r.seed = cfg.seed;
+  r.norm = norm;
+  return r;
+}
+
+void save_trained_model(const std::string& path, const Checkpoint& c, const Provenance& source,
+                        const std::vector<LogRow>& rows, const std::vector<float>& params) {
+  SavedModel sm;
+  sm.spec = c.run.spec;
+  sm.mean = c.run.norm.mean;
+  sm.inv_std = c.run.norm.inv_std;
+  sm.params = params;
+  sm.provenance = source;
+  sm.provenance.recipe = recipe_text(c.run);
+  for (const LogRow& row : rows)
+    if (row.is_epoch_row()) {
+      sm.provenance.epochs = row.epoch;
+      sm.provenance.final_accuracy = row.test_accuracy;
+    }
+  save_model(path, sm);
+}
+
+int run_train(const TrainOptions& given, const CLI::App& cmd) {
   const auto t_start = std::chrono::steady_clock::now();
+  TrainOptions o = given;
+  if (o.checkpoint_every > 0 && o.checkpoint.empty() && o.resume.empty())
+    throw CLI::ValidationError("--checkpoint-every", "needs --checkpoint FILE to write to");
+  Checkpoint ckpt;
+  if (!o.resume.empty()) {
+    ckpt = load_checkpoint(o.resume);
+    adopt_checkpoint(o, ckpt, cmd);
+  }
+  // Every output before anything is trained: a long run must not end in "cannot write".
+  for (const auto& [option, path] : {std::pair{"--save", o.save}, {"--checkpoint", o.checkpoint},
+                                     {"--log", o.log}, {"--plot", o.plot}})
+    if (!path.empty()) check_output_path(option, path);
   if (o.batch % o.gpus != 0)
     throw CLI::ValidationError("--batch-size", std::to_string(o.batch) + " does not split " +
                                "evenly over " + std::to_string(o.gpus) + " replicas (--gpus)");
   if (o.limit > 0 && o.limit < o.batch)
     throw CLI::ValidationError("--limit", "must be at least the batch size (" +
                                std::to_string(o.batch) + "), got " + std::to_string(o.limit));
-  const ModelSpec spec = load_spec(o.model);
+  const bool resuming = !o.resume.empty();
+  const ModelSpec spec = resuming ? ckpt.run.spec : load_spec(o.model);
   std::unique_ptr<Backend> first = open_backend(o.backend, o.threads);
   check_gpus(o, *first);
-  const DatasetPair data = load_data(o.data, o.limit);
+  DatasetPair data = load_data(o.data, 0);
+  // The model file and the checkpoint describe the whole folder, whatever --limit keeps:
+  // `pcnn eval` compares it with the whole folder too.
+  const Provenance source = data_provenance(data);
+  keep_first(data, o.limit);
   data.check_labels(spec.classes);  // a label past the logits would index the loss out of bounds
   check_batch_fits(data, o.batch);  // before any model is built for that batch
+  if (resuming) check_same_data(ckpt, source, data.source, o.resume);
   Replicas replicas = open_replicas(o, std::move(first), spec);
   Backend& be = *replicas.backends[0];
   Model& model = *replicas.models[0];
 
-  Normalization norm;
-  float stddev = 1.f;
-  pixel_stats(data.train, norm.mean, stddev);
-  norm.inv_std = 1.f / stddev;
+  Normalization norm = ckpt.run.norm;
+  if (!resuming) {
+    float stddev = 1.f;
+    pixel_stats(data.train, norm.mean, stddev);
+    norm.inv_std = 1.f / stddev;
+  }
   const TrainConfig cfg = train_config(o);
   Trainer trainer(Replicas::pointers(replicas.backends), Replicas::pointers(replicas.models),
                   replicas.collective.get(), data.train, norm, cfg);
+  if (resuming) {
+    PCNN_CHECK(ckpt.steps_per_epoch == trainer.steps_per_epoch(),
+               "checkpoint '" << o.resume << "' has " << ckpt.steps_per_epoch << " steps per "
+                              << "epoch, the data give " << trainer.steps_per_epoch());
+    trainer.restore(ckpt.state);
+  } else {
+    ckpt.run = run_settings(o, spec, cfg, norm);
+    ckpt.data = source;
+    ckpt.steps_per_epoch = trainer.steps_per_epoch();
+  }
+  ckpt.checkpoint_every = o.checkpoint_every;
+  ckpt.backend = be.name();
+  ckpt.threads = o.threads;
 
   ProgressDisplay display(choose_progress_style(o.quiet, o.progress_every), o.epochs,
                           o.progress_every);
@@ -178,22 +347,34 @@ int run_train(const TrainOptions& o) {
                            o.batch / o.gpus, replicas.collective->name().c_str()));
     display.print(model_summary(model) + format("%d steps of %d images per epoch",
                                                 trainer.steps_per_epoch(), o.batch));
+    if (resuming)
+      display.print(format("resuming from %s at epoch %d, step %d", o.resume.c_str(),
+                           ckpt.epoch() + 1, ckpt.step_in_epoch()));
   }
-  const std::vector<LogRow> rows =
-      train_epochs(o, trainer, be, model, data.test, norm, display);
+  install_stop_handlers();
+  const EpochsResult result = train_epochs(o, trainer, be, model, data.test, norm, display, ckpt);
+  const std::vector<LogRow>& rows = result.rows;
 
   if (!o.save.empty()) {
-    SavedModel sm;
-    sm.spec = spec;
-    sm.mean = norm.mean;
-    sm.inv_std = norm.inv_std;
-    sm.params = model.get_params();
-    save_model(o.save, sm);
-    if (!o.quiet) display.print("saved model to " + o.save);
+    save_trained_model(o.save, ckpt, source, rows, model.get_params());
+    if (!o.quiet && !result.interrupted) display.print("saved model to " + o.save);
   }
   if (!o.plot.empty()) {
     write_training_plot(o.plot, spec.name + " on " + be.name(), rows);
-    if (!o.quiet) display.print("wrote training curves to " + o.plot);
+    if (!o.quiet && !result.interrupted) display.print("wrote training curves to " + o.plot);
+  }
+  if (result.interrupted) {
+    std::string what;
+    if (!o.checkpoint.empty()) what += "; checkpoint written to " + o.checkpoint;
+    if (!o.save.empty()) what += "; model saved to " + o.save;
+    if (!o.checkpoint.empty()) what += "; continue with --resume " + o.checkpoint;
+    std::fflush(stdout);
+    std::fprintf(stderr, "pcnn train: stopped by %s after step %lld of %lld%s\n",
+                 stop_signal() == SIGTERM ? "SIGTERM" : "SIGINT",
+                 static_cast<long long>(result.global_step),
+                 static_cast<long long>(int64_t(o.epochs) * trainer.steps_per_epoch()),
+                 what.c_str());
+    return kExitInterrupted;
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
@@ -251,7 +432,16 @@ Command add_train_command(CLI::App& app) {
   sub->add_option("--collective", o->collective,
                   "all-reduce across replicas (default: nccl on cuda, else host)")
       ->check(one_of({"nccl", "host"}, "collective"));
-  return {sub, [o] { return run_train(*o); }};
+  // Checkpoints and resuming (apps/pcnn/resume.hpp, models/checkpoint.hpp).
+  sub->add_option("--checkpoint", o->checkpoint,
+                  "write a checkpoint here at every epoch's end (and every --checkpoint-every "
+                  "steps); also on SIGINT / SIGTERM");
+  sub->add_option("--checkpoint-every", o->checkpoint_every,
+                  "also write the checkpoint every N steps")->check(at_least(1));
+  sub->add_option("--resume", o->resume,
+                  "continue the run saved in this checkpoint (its settings; --data, --save, "
+                  "--log, --plot, --backend, --threads may be given)");
+  return {sub, [o, sub] { return run_train(*o, *sub); }};
 }
 
 }  // namespace pcnn::cli

@@ -1,0 +1,52 @@
+// Taking the training state off the devices and putting it back (checkpoints). Replicas hold
+// identical parameters and optimizer state, so replica 0's are saved and every replica gets
+// them back; each replica's data counter is put back at its own rank's position.
+#include <algorithm>
+
+#include "core/check.hpp"
+#include "train/replica.hpp"
+
+namespace pcnn {
+
+TrainingState Trainer::state() const {
+  const Replica& r0 = *replicas_[0];
+  const int R = replicas();
+  TrainingState s;
+  // The device's own counter, not the host's count: it is what the next gather will read.
+  const int64_t counter = r0.data_counter.download()[0];
+  PCNN_CHECK(counter == global_step_ * R,
+             "the device's data counter (" << counter << ") is not at step " << global_step_);
+  s.global_step = global_step_;
+  s.params = r0.model.get_params();
+  s.moment1 = r0.optimizer.moment1();
+  s.moment2 = r0.optimizer.moment2();
+  for (const auto& r : replicas_) {
+    const std::vector<float> m = r->metrics.download();
+    s.metrics.insert(s.metrics.end(), m.begin(), m.end());
+  }
+  return s;
+}
+
+void Trainer::restore(const TrainingState& s) {
+  const int R = replicas();
+  PCNN_CHECK(steps_done_ == 0, "a training state is restored before the first step only");
+  PCNN_CHECK(s.global_step >= 0 && (s.global_step + 1) * R <= INT32_MAX,
+             "step " << s.global_step << " is outside the device counter's range");
+  PCNN_CHECK(s.metrics.size() == size_t(R) * kMetricCount,
+             "the state has metrics of " << s.metrics.size() / kMetricCount << " replicas, this "
+                                         << "trainer has " << R);
+  for (int i = 0; i < R; ++i) {
+    Replica& r = *replicas_[size_t(i)];
+    r.model.set_params(s.params);
+    r.optimizer.set_moments(s.moment1, s.moment2);
+    r.metrics.upload(std::vector<float>(s.metrics.begin() + i * kMetricCount,
+                                        s.metrics.begin() + (i + 1) * kMetricCount));
+    r.data_counter.upload({int32_t(s.global_step * R + i)});
+    if (r.update_counter.get()) r.update_counter.upload({int32_t(s.global_step)});
+  }
+  synchronize();  // the uploads above read host vectors that end here
+  global_step_ = s.global_step;
+  restored_ = true;
+}
+
+}  // namespace pcnn
