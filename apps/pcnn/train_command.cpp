@@ -437,7 +437,7 @@ Command add_train_command(CLI::App& app) {
                   "write a checkpoint here at every epoch's end (and every --checkpoint-every "
                   "steps); also on SIGINT / SIGTERM");
   sub->add_option("--checkpoint-every", o->checkpoint_every,
-                  "also write the checkpoint every N steps")->check(at_least(1));
+                  "also write the checkpoint every N steps")->check(whole_number(1, kMaxSteps));
   sub->add_option("--resume", o->resume,
                   "continue the run saved in this checkpoint (its settings; --data, --save, "
                   "--log, --plot, --backend, --threads may be given)");
