@@ -4,7 +4,7 @@
 # (a `git archive` tarball, carried) beside this one with the same options, then benches both
 # binaries on this machine: every backend once each, then the GPU backends again in the order
 # before, after, before, after, so that drift between runs shows. Logs and bench files in $OUT.
-# Usage: [BA_GPU_ONLY=1] scripts/device/before_after.sh BEFORE_TAR [AFTER_BUILD]
+# Usage: [BA_GPU_ONLY=1 | BA_BUILD_ONLY=1] scripts/device/before_after.sh BEFORE_TAR [AFTER_BUILD]
 set -uo pipefail
 tarball=$(realpath "$1") after=${2:-build-gpu} out=${OUT:-/tmp/pcnn-out}
 src=$PWD data=$PWD/.deps/device/fashion-mnist
@@ -17,6 +17,7 @@ args=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DPCNN_EXTRA_INCLUDE_DIR="$src/.deps/d
   cmake --build build-gpu -j "$(nproc)" -t pcnn_cli >> "$out/before_build.log" 2>&1) ||
   { echo "before_after: the earlier tree did not build"; tail -20 "$out/before_build.log"; exit 1; }
 before=/tmp/before/build-gpu/pcnn
+[ "${BA_BUILD_ONLY:-0}" = 1 ] && exit 0  # BA_BUILD_ONLY=1: just build the earlier tree there
 all=serial,openmp,cudnn,cuda
 grep -q "^kokkos " <("$after/pcnn" backends) && all=serial,openmp,kokkos,cudnn,cuda
 bench() {  # bench NAME BINARY BACKENDS

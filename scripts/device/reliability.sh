@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine, after a build: the reliability checks that need a GPU.
+#   - out of device memory: a network whose activations at batch 32768 need ~250 GB must end in
+#     one line naming the batch size and the memory, exit 1 (not a CUDA error or a crash);
+#   - kill and resume on cuda: tests/kill_resume.sh (serial, openmp and cuda, byte for byte);
+#   - compute-sanitizer memcheck and racecheck of the cuda and cudnn suites (sanitize_gpu.sh).
+# Logs in $OUT; a summary on stdout.
+# Usage: scripts/device/reliability.sh [BUILD]
+set -uo pipefail
+build=${1:-build-gpu} out=${OUT:-/tmp/pcnn-out}
+mkdir -p "$out"
+pcnn=$build/pcnn
+
+layers='{"type": "conv", "units": 64, "kernel": 3, "pad": 1, "act": "relu"}'
+for _ in $(seq 19); do layers+=', {"type": "conv", "units": 64, "kernel": 3, "pad": 1, "act": "relu"}'; done
+printf '{"name": "deep64", "input": [1, 28, 28], "classes": 10, "layers": [%s, {"type": "flatten"}, {"type": "dense", "units": 10}]}\n' \
+  "$layers" > "$out/deep64.json"
+for be in cuda cudnn; do
+  "$pcnn" train --backend "$be" --model "$out/deep64.json" --batch-size 32768 --epochs 1 \
+    > "$out/oom_$be.out" 2> "$out/oom_$be.err"
+  echo "out of memory on $be: exit $?, $(wc -l < "$out/oom_$be.err") line(s): $(cat "$out/oom_$be.err")"
+done
+
+bash tests/kill_resume.sh "$pcnn" > "$out/kill_resume.log" 2>&1
+echo "kill_resume: exit $?; $(grep -E '^(ok|FAIL|skipped).*(cuda|killed 4)' "$out/kill_resume.log" | tr '\n' ';')"
+
+compute-sanitizer --help 2>&1 | grep -E -i -A2 "suppress|filter|api-error" > "$out/compute_sanitizer_options.txt"
+bash scripts/device/sanitize_gpu.sh "$build"
