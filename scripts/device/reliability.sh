@@ -3,7 +3,8 @@
 #   - out of device memory: a network whose activations at batch 32768 need ~250 GB must end in
 #     one line naming the batch size and the memory, exit 1 (not a CUDA error or a crash);
 #   - kill and resume on cuda: tests/kill_resume.sh (serial, openmp and cuda, byte for byte);
-#   - compute-sanitizer memcheck and racecheck of the cuda and cudnn suites (sanitize_gpu.sh).
+#   - which error-filtering options this compute-sanitizer has (scripts/device/sanitize_gpu.sh
+#     runs the suites under it: long, so it is a call of its own).
 # Logs in $OUT; a summary on stdout.
 # Usage: scripts/device/reliability.sh [BUILD]
 set -uo pipefail
@@ -25,4 +26,3 @@ bash tests/kill_resume.sh "$pcnn" > "$out/kill_resume.log" 2>&1
 echo "kill_resume: exit $?; $(grep -E '^(ok|FAIL|skipped).*(cuda|killed 4)' "$out/kill_resume.log" | tr '\n' ';')"
 
 compute-sanitizer --help 2>&1 | grep -E -i -A2 "suppress|filter|api-error" > "$out/compute_sanitizer_options.txt"
-bash scripts/device/sanitize_gpu.sh "$build"

@@ -21,7 +21,7 @@ run() {  # run NAME TOOL BACKEND [extra sanitizer options] -- [extra test option
   while [ $# -gt 0 ] && [ "$1" != -- ]; do san+=("$1"); shift; done
   [ $# -gt 0 ] && shift
   tst=("$@")
-  timeout 540 compute-sanitizer --tool "$tool" --error-exitcode 99 "${san[@]}" \
+  timeout "${SANITIZE_TIMEOUT:-540}" compute-sanitizer --tool "$tool" --error-exitcode 99 "${san[@]}" \
     "$tests" --backend "$backend" --test-suite=backend "${tst[@]}" > "$out/sanitize_$name.log" 2>&1
   local rc=$?
   echo "$name: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize_$name.log" | tail -1);" \
