@@ -30,6 +30,7 @@ constexpr const char* kReference = "serial";
 struct Options {
   std::string mode;
   std::vector<std::string> backends;  // empty: every compiled-in backend
+  bool threaded = false;              // only the CPU backends that take a thread count
   std::string op, text;               // filters: op name and case name contain them
   bool all_cases = false;             // perf: every case, not only the perf ones
   bool verbose = false;
@@ -40,13 +41,14 @@ struct Options {
 };
 
 const char* kUsage =
-    "usage: pcnn_tests --mode test|grad|perf [--backend A,B] [--op NAME] [--case TEXT] [--all]\n"
-    "                  [--batch N] [--repeat N] [--warmup N] [--budget S] [--threads N]\n"
+    "usage: pcnn_tests --mode test|grad|perf [--backend A,B | --threaded] [--op NAME] [--case TEXT]\n"
+    "                  [--all] [--batch N] [--repeat N] [--warmup N] [--budget S] [--threads N]\n"
     "                  [--csv FILE] [-v]\n"
     "  test: every case of the op table on each backend against serial\n"
     "  grad: finite differences of every case with a gradient check, on each backend\n"
     "  perf: median time per call of the perf cases (--all: every case), GFLOP/s and GB/s\n"
-    "  --op NAME / --case TEXT keep the cases whose op name / case name contains the text\n";
+    "  --op NAME / --case TEXT keep the cases whose op name / case name contains the text\n"
+    "  --threaded: the compiled-in CPU backends that take a thread count (with --threads N)\n";
 
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> out;
@@ -66,6 +68,7 @@ Options parse(int argc, char** argv) {
     };
     if (a == "--mode") o.mode = value();
     else if (a == "--backend") o.backends = split(value());
+    else if (a == "--threaded") o.threaded = true;
     else if (a == "--op") o.op = value();
     else if (a == "--case") o.text = value();
     else if (a == "--all") o.all_cases = true;
@@ -80,6 +83,7 @@ Options parse(int argc, char** argv) {
   }
   PCNN_CHECK(o.mode == "test" || o.mode == "grad" || o.mode == "perf",
              "unknown mode '" << o.mode << "'\n" << kUsage);
+  PCNN_CHECK(!o.threaded || o.backends.empty(), "--threaded picks the backends: drop --backend");
   return o;
 }
 
@@ -93,7 +97,8 @@ struct Usable {
 std::vector<Usable> usable_backends(const Options& o) {
   std::vector<std::string> names = o.backends;
   if (names.empty())
-    for (const auto& e : compiled_backends()) names.push_back(e.name);
+    for (const auto& e : compiled_backends())
+      if (!o.threaded || (e.kind == BackendKind::Cpu && !e.sequential)) names.push_back(e.name);
   BackendOptions opts;
   opts.threads = o.threads;
   std::vector<Usable> out;
@@ -157,8 +162,8 @@ int check_mode(const Options& o, const std::vector<Usable>& bes, const std::vect
       skipped += v.skipped;
       if (!v.ok) {
         ++failures;
-        std::printf("FAIL backend %s, case %s:\n  %s\n", u.name.c_str(), c.label().c_str(),
-                    v.detail.c_str());
+        std::printf("FAIL backend %s (%s), case %s:\n  %s\n", u.name.c_str(),
+                    u.be->device_name().c_str(), c.label().c_str(), v.detail.c_str());
       } else if (o.verbose) {
         std::printf("ok   backend %s, case %s\n", u.name.c_str(), c.label().c_str());
       }
