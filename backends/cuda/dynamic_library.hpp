@@ -14,14 +14,17 @@ namespace pcnn::cuda {
 class DynamicLibrary {
  public:
   // Tries each name in turn (a full path, then sonames the loader may find); keeps the first
-  // that opens, or the loader's message for the last one.
+  // that opens, or says why the first did not and which others were tried.
   DynamicLibrary(std::initializer_list<const char*> names) {
+    std::string others;
     for (const char* name : names) {
       handle_ = dlopen(name, RTLD_NOW | RTLD_LOCAL);
       if (handle_) return;
       const char* why = dlerror();
-      error_ = why ? why : std::string("cannot open ") + name;
+      if (error_.empty()) error_ = why ? why : std::string("cannot open ") + name;
+      else others += (others.empty() ? "" : ", ") + std::string(name);
     }
+    if (!others.empty()) error_ += "; also tried " + others;
   }
   DynamicLibrary(const DynamicLibrary&) = delete;
   DynamicLibrary& operator=(const DynamicLibrary&) = delete;
