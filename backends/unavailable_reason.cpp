@@ -33,7 +33,11 @@ GpuDriver probe_gpu_driver() {
     if (status == 100) d.devices = 0;  // CUDA_ERROR_NO_DEVICE
     else if (status != 0 || count(&d.devices) != 0) d.devices = -1;
   }
-  // The runtime is in this process when a CUDA backend is compiled in (it is a shared library).
+  // The runtime this build links: static (its version known at build time), or shared (in
+  // this process when a CUDA backend is compiled in).
+#ifdef PCNN_CUDART_VERSION
+  d.runtime_version = PCNN_CUDART_VERSION;
+#endif
   if (auto runtime = reinterpret_cast<IntOut>(dlsym(RTLD_DEFAULT, "cudaRuntimeGetVersion")))
     runtime(&d.runtime_version);
   dlclose(lib);

@@ -1,0 +1,78 @@
+// pcnn::api::NetworkBuilder: a model spec written in code, one call per layer, checked by the
+// same check_spec as a JSON spec.
+#include "api/pcnn.hpp"
+#include "models/spec_check.hpp"
+
+namespace pcnn::api {
+
+NetworkBuilder::NetworkBuilder(std::string name, int channels, int height, int width) {
+  spec_.name = std::move(name);
+  spec_.in_c = channels;
+  spec_.in_h = height;
+  spec_.in_w = width;
+}
+
+NetworkBuilder& NetworkBuilder::conv(int maps, int kernel, int stride, int pad,
+                                     const std::string& activation) {
+  LayerSpec l;
+  l.type = "conv";
+  l.units = maps;
+  l.kernel = kernel;
+  l.stride = stride;
+  l.pad = pad;
+  l.act = activation;
+  spec_.layers.push_back(l);
+  return *this;
+}
+
+NetworkBuilder& NetworkBuilder::maxpool(int window, int stride) {
+  LayerSpec l;
+  l.type = "maxpool";
+  l.kernel = window;
+  l.stride = stride == 0 ? window : stride;
+  spec_.layers.push_back(l);
+  return *this;
+}
+
+NetworkBuilder& NetworkBuilder::avgpool(int window, int stride) {
+  maxpool(window, stride);
+  spec_.layers.back().type = "avgpool";
+  return *this;
+}
+
+NetworkBuilder& NetworkBuilder::flatten() {
+  LayerSpec l;
+  l.type = "flatten";
+  spec_.layers.push_back(l);
+  return *this;
+}
+
+NetworkBuilder& NetworkBuilder::dense(int units, const std::string& activation) {
+  LayerSpec l;
+  l.type = "dense";
+  l.units = units;
+  l.act = activation;
+  spec_.layers.push_back(l);
+  return *this;
+}
+
+NetworkBuilder& NetworkBuilder::activation(const std::string& name) {
+  LayerSpec l;
+  l.type = name;
+  spec_.layers.push_back(l);
+  return *this;
+}
+
+ModelSpec NetworkBuilder::spec() const {
+  ModelSpec s = spec_;
+  // The classes are the logits: the units of the last layer, which check_spec requires to be
+  // a dense layer.
+  PCNN_CHECK(!s.layers.empty() && s.layers.back().type == "dense",
+             "network '" << s.name
+                         << "': the last layer must be dense (its units are the classes)");
+  s.classes = s.layers.back().units;
+  check_spec(s);
+  return s;
+}
+
+}  // namespace pcnn::api

@@ -1,0 +1,151 @@
+// The public facade (api/pcnn.hpp) on the backend under test: a network built in code trains,
+// reports progress, predicts what evaluate() counts, and comes back from its file predicting
+// the same; bad input is an Error, not a crash.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+#include "api/pcnn.hpp"
+#include "tests/harness.hpp"
+#include "tests/synthetic.hpp"
+
+namespace pcnn::test {
+
+namespace {
+ModelSpec small_cnn() {  // 12x12 -> conv 3x3 x4 -> maxpool 2 -> dense 10
+  return api::NetworkBuilder("small", 1, 12, 12)
+      .conv(4, 3, 1, 1, "relu")
+      .maxpool(2)
+      .flatten()
+      .dense(10)
+      .spec();
+}
+}  // namespace
+
+TEST_SUITE("core") {
+
+TEST_CASE("api: the builder writes the spec it is told, and refuses impossible ones") {
+  const ModelSpec s = small_cnn();
+  CHECK(s.classes == 10);
+  CHECK(s.in_h == 12);
+  REQUIRE(s.layers.size() == 4);
+  CHECK(s.layers[0].type == "conv");
+  CHECK(s.layers[0].act == "relu");
+  CHECK(s.layers[1].stride == 2);  // a pool's stride defaults to its window
+  CHECK_THROWS_AS(api::NetworkBuilder("big", 1, 4, 4).conv(2, 7).flatten().dense(3).spec(), Error);
+  CHECK_THROWS_AS(api::NetworkBuilder("open", 1, 8, 8).flatten().dense(3).activation("relu").spec(),
+                  Error);
+  CHECK_THROWS_AS(api::model_spec("no_such_model"), Error);
+}
+
+}  // TEST_SUITE
+
+TEST_SUITE("backend") {
+
+TEST_CASE("api: train with progress, predict as evaluate counts, save and load") {
+  const Dataset train = synthetic_dataset(320, 12, 12, 21);
+  const Dataset test = synthetic_dataset(100, 12, 12, 22);
+  api::Network net(small_cnn(), backend_name(), 3);
+  CHECK(net.backend_name() == backend_name());
+
+  api::TrainOptions o;
+  o.epochs = 3;
+  o.batch = 32;
+  o.learning_rate = 0.02f;
+  o.progress_every_s = 0;
+  o.progress_every_steps = 5;
+  std::vector<api::Progress> reports;
+  int epoch_calls = 0;
+  const std::vector<EpochStats> epochs = net.train(
+      train, &test, o, [&](const api::Progress& p) { reports.push_back(p); },
+      [&](const EpochStats&) { ++epoch_calls; });
+  REQUIRE(epochs.size() == 3);
+  CHECK(epoch_calls == 3);
+  CHECK(reports.size() == 3 * 2);  // 10 steps per epoch, a report every 5
+  CHECK(reports.front().step == 5);
+  CHECK(reports.front().steps == 10);
+  CHECK(reports.back().epoch == 3);
+  INFO("backend " << backend_name() << ": train loss " << epochs.front().train_loss << " -> "
+                  << epochs.back().train_loss << ", test accuracy " << epochs.back().test_accuracy);
+  CHECK(epochs.back().train_loss < epochs.front().train_loss);
+  CHECK(epochs.back().test_accuracy > 0.6);
+
+  const std::vector<api::Prediction> predicted = net.predict(test);
+  REQUIRE(predicted.size() == size_t(test.count));
+  int right = 0;
+  for (int i = 0; i < test.count; ++i) {
+    const api::Prediction& p = predicted[size_t(i)];
+    REQUIRE(p.probabilities.size() == 10);
+    const double sum = std::accumulate(p.probabilities.begin(), p.probabilities.end(), 0.0);
+    CHECK(sum == doctest::Approx(1.0).epsilon(1e-5));
+    for (float q : p.probabilities) CHECK(q <= p.probabilities[size_t(p.label)]);
+    right += p.label == test.labels[size_t(i)];
+  }
+  const EvalResult r = net.evaluate(test);
+  CHECK(r.accuracy == doctest::Approx(double(right) / test.count));
+  CHECK(r.accuracy == doctest::Approx(epochs.back().test_accuracy));
+
+  // One image at a time gives what the batch gave.
+  const api::Prediction one = net.predict(&test.images[12 * 12 * 7], 12, 12);
+  CHECK(one.label == predicted[7].label);
+
+  const std::string path = "test_api_model.pcnn";
+  net.save(path);
+  api::Network back = api::Network::load(path, backend_name());
+  std::remove(path.c_str());
+  CHECK(back.parameter_count() == net.parameter_count());
+  const std::vector<api::Prediction> again = back.predict(test);
+  for (size_t i = 0; i < again.size(); ++i)
+    for (size_t k = 0; k < 10; ++k)
+      CHECK(again[i].probabilities[k] ==
+            doctest::Approx(predicted[i].probabilities[k]).epsilon(1e-4));
+}
+
+TEST_CASE("api: a larger training batch than the network was built for keeps its weights") {
+  const Dataset train = synthetic_dataset(600, 12, 12, 23);
+  const Dataset probe = synthetic_dataset(8, 12, 12, 24);
+  api::Network net(small_cnn(), backend_name(), 5);
+  const std::vector<api::Prediction> initial = net.predict(probe);
+  api::TrainOptions o;
+  o.batch = 32;
+  o.learning_rate = 0.02f;
+  o.progress_every_s = 0;
+  net.train(train, nullptr, o);
+  const std::vector<api::Prediction> trained = net.predict(probe);
+  o.batch = 300;  // past the 256 it was built for: rebuilt, and must go on from these weights
+  o.learning_rate = 1e-7f;
+  net.train(train, nullptr, o);
+  const std::vector<api::Prediction> after = net.predict(probe);
+  double moved_by_training = 0, moved_by_rebuild = 0;
+  for (size_t i = 0; i < after.size(); ++i)
+    for (size_t k = 0; k < 10; ++k) {
+      moved_by_training += std::fabs(trained[i].probabilities[k] - initial[i].probabilities[k]);
+      moved_by_rebuild += std::fabs(after[i].probabilities[k] - trained[i].probabilities[k]);
+    }
+  INFO("probabilities moved " << moved_by_training << " in training, " << moved_by_rebuild
+                              << " across the rebuild");
+  CHECK(moved_by_training > 0.5);
+  CHECK(moved_by_rebuild < 1e-2);
+}
+
+TEST_CASE("api: bad input is an Error naming what is wrong") {
+  api::Network net(small_cnn(), backend_name());
+  Dataset wrong = synthetic_dataset(64, 12, 12, 25);
+  wrong.labels[3] = 12;  // past the 10 classes
+  api::TrainOptions o;
+  o.batch = 32;
+  CHECK_THROWS_AS(net.train(wrong, nullptr, o), Error);
+  o.epochs = 0;
+  CHECK_THROWS_AS(net.train(synthetic_dataset(64, 12, 12, 26), nullptr, o), Error);
+  const std::vector<uint8_t> big(28 * 28, 0);
+  CHECK_THROWS_AS(net.predict(big.data(), 28, 28), Error);  // larger than the 12x12 input
+  CHECK_THROWS_AS(net.predict(big.data(), 0, 12, 12), Error);
+  CHECK_THROWS_AS(api::Network::load("no/such/model.pcnn", backend_name()), Error);
+  CHECK_THROWS_AS(api::read_images("no/such/images-idx3-ubyte"), Error);
+}
+
+}  // TEST_SUITE
+
+}  // namespace pcnn::test
