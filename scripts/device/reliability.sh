@@ -16,8 +16,10 @@ layers='{"type": "conv", "units": 64, "kernel": 3, "pad": 1, "act": "relu"}'
 for _ in $(seq 19); do layers+=', {"type": "conv", "units": 64, "kernel": 3, "pad": 1, "act": "relu"}'; done
 printf '{"name": "deep64", "input": [1, 28, 28], "classes": 10, "layers": [%s, {"type": "flatten"}, {"type": "dense", "units": 10}]}\n' \
   "$layers" > "$out/deep64.json"
+data=()  # the GPU machine has no Debian data set: scripts/device/bundle.sh carries one along
+[ -d .deps/device/fashion-mnist ] && data=(--data .deps/device/fashion-mnist)
 for be in cuda cudnn; do
-  "$pcnn" train --backend "$be" --model "$out/deep64.json" --batch-size 32768 --epochs 1 \
+  "$pcnn" train --backend "$be" "${data[@]}" --model "$out/deep64.json" --batch-size 32768 --epochs 1 \
     > "$out/oom_$be.out" 2> "$out/oom_$be.err"
   echo "out of memory on $be: exit $?, $(wc -l < "$out/oom_$be.err") line(s): $(cat "$out/oom_$be.err")"
 done
