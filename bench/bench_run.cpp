@@ -61,7 +61,7 @@ bool per_layer_at(const BenchOptions& o, int batch) {
 
 Dataset bench_data(const BenchOptions& o, std::string& what) {
   if (!o.data_dir.empty()) {
-    DatasetPair p = load_mnist_folder(o.data_dir);
+    DatasetPair p = load_mnist_folder(o.data_dir, 256);  // every model checks its own classes
     what = "training images of " + p.source;
     return std::move(p.train);
   }
@@ -161,6 +161,7 @@ BenchReport run_bench(const BenchOptions& opts, const Progress& progress) {
   for (const auto& e : compiled_backends()) r.compiled.push_back(e.name);
   r.options = o;
   const Dataset data = bench_data(o, r.data);
+  for (const ModelSpec& spec : specs) data.check_labels(spec.classes);  // before anything runs
 
   auto skip = [&](const std::string& backend, const std::string& why) {
     r.skipped.push_back({backend, unavailable_reason(backend, why)});
