@@ -111,6 +111,7 @@ void bench_backend(Backend& be, int threads, const std::vector<ModelSpec>& specs
       cfg.policy = o.policy;
       cfg.per_layer = per_layer_at(o, batch);
       cfg.seed = o.seed;
+      cfg.optimizer = o.optimizer;
       r.runs.push_back(bench_model(be, threads, spec, batch, data, cfg));
       progress(count.line(progress_line(r.runs.back())));
     }

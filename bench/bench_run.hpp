@@ -21,6 +21,9 @@ struct BenchOptions {
   std::string data_dir;               // MNIST-style folder; empty: synthetic images
   int synthetic_images = 8192;
   uint64_t seed = 1;
+  // The update the timed step runs: `pcnn train`'s default (adam) unless asked otherwise, so the
+  // bench times the step training runs.
+  std::string optimizer = "adam";
   bool isolate = false;  // every (CPU backend, thread count) in its own child process
   std::string exe;       // this program, for child processes (empty: no children possible)
 };

@@ -44,6 +44,7 @@ std::vector<std::string> child_arguments(const BenchOptions& o, const std::strin
                                 "--per-layer", o.per_layer,
                                 "--images", std::to_string(o.synthetic_images),
                                 "--seed", std::to_string(o.seed),
+                                "--optimizer", o.optimizer,
                                 "--json-only"};
   if (!o.data_dir.empty()) a.insert(a.end(), {"--data", o.data_dir});
   return a;

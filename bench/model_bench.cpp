@@ -14,9 +14,10 @@
 namespace pcnn::bench {
 
 namespace {
-OptimizerConfig bench_optimizer(float lr) {
+// The optimizer of the timed update (sgd: with momentum and weight decay, every term computed).
+OptimizerConfig bench_optimizer(const std::string& kind, float lr) {
   OptimizerConfig o;
-  o.kind = "sgd";
+  o.kind = kind;
   o.lr = lr;
   o.momentum = 0.9f;
   o.weight_decay = 5e-4f;
@@ -117,7 +118,7 @@ ModelRun bench_model(Backend& be, int threads, const ModelSpec& spec, int batch,
     TrainConfig tc;
     tc.batch = batch;
     tc.seed = uint32_t(cfg.seed);
-    tc.optimizer = bench_optimizer(0.01f);
+    tc.optimizer = bench_optimizer(cfg.optimizer, cfg.optimizer == "adam" ? 2e-3f : 0.01f);
     Trainer trainer(be, model, data, norm, tc);
     RepeatPolicy p = cfg.policy;
     if (be.supports_graphs()) p.warmup = std::max(p.warmup, 2);
@@ -128,7 +129,7 @@ ModelRun bench_model(Backend& be, int threads, const ModelSpec& spec, int batch,
   // parameters as they are in float while the update still does all its arithmetic, so
   // repeating the same gradient over and over cannot drift them anywhere slow (inf, NaN).
   FixedBatch fb(be, model, batch, data, norm);
-  Optimizer opt(be, model, bench_optimizer(1e-20f));
+  Optimizer opt(be, model, bench_optimizer(cfg.optimizer, 1e-20f));
   run.forward = time_blocks(be, [&] { model.forward(batch, fb.x.get()); }, cfg.policy);
   run.backward = time_blocks(be, [&] {
     model.loss().forward_backward(be, batch, model.logits(), fb.y.get(), model.dlogits(),

@@ -39,6 +39,7 @@ struct ModelBenchConfig {
   RepeatPolicy policy;
   bool per_layer = false;
   uint64_t seed = 1;
+  std::string optimizer = "adam";  // sgd | adam
 };
 
 // Runs the measurements on be (which must stay idle otherwise). threads is only recorded.

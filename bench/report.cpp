@@ -272,11 +272,12 @@ json to_json(const BenchReport& r) {
                         {"repeat", o.policy.repeat}, {"min_repeat", o.policy.min_repeat},
                         {"warmup", o.policy.warmup}, {"budget_s", o.policy.budget_s},
                         {"per_layer", o.per_layer}, {"seed", o.seed},
+                        {"optimizer", o.optimizer},
                         {"synthetic_images", o.synthetic_images}, {"data_dir", o.data_dir}}},
           {"notes", {"times in seconds per iteration: median, min, max, quartiles over 'samples' "
                      "timed blocks of 'block' iterations, each block ending in a synchronize",
                      "per-layer times each include one synchronize (every layer is timed alone)",
-                     "backward = loss gradient + Model::backward + SGD update",
+                     "backward = loss gradient + Model::backward + the optimizer's update (settings.optimizer)",
                      "speedup = baseline step time / this run's, same model and batch size"}},
           {"head_to_head", pairs},
           {"runs", runs}};
@@ -301,6 +302,7 @@ BenchReport report_from_json(const json& j) {
   o.policy.repeat = s.at("repeat"); o.policy.min_repeat = s.at("min_repeat");
   o.policy.warmup = s.at("warmup"); o.policy.budget_s = s.at("budget_s");
   o.per_layer = s.at("per_layer"); o.seed = s.at("seed");
+  o.optimizer = s.value("optimizer", "sgd");  // files from before the option timed SGD
   o.synthetic_images = s.at("synthetic_images"); o.data_dir = s.at("data_dir");
   for (const json& run : j.at("runs")) r.runs.push_back(run_from(run));
   return r;

@@ -107,6 +107,9 @@ Command add_bench_command(CLI::App& app) {
       ->check(not_empty());
   sub->add_option("--images", b.synthetic_images, "synthetic images to draw batches from")
       ->check(whole_number(1, kMaxSyntheticImages))->capture_default_str();
+  sub->add_option("--optimizer", b.optimizer,
+                  "the update the timed step runs (default: adam, as pcnn train)")
+      ->check(one_of({"sgd", "adam"}, "optimizer"))->capture_default_str();
   sub->add_option("--seed", b.seed, "seed of weights, data and shuffling")
       ->check(whole_number(0, kMaxSeed))->capture_default_str();
   sub->add_flag("--isolate", b.isolate,
