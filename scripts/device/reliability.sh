@@ -2,7 +2,7 @@
 # Runs on the GPU machine, after a build: the reliability checks that need a GPU.
 #   - out of device memory: a network whose activations at batch 32768 need ~250 GB must end in
 #     one line naming the batch size and the memory, exit 1 (not a CUDA error or a crash);
-#   - kill and resume on cuda: tests/kill_resume.sh (serial, openmp and cuda, byte for byte);
+#   - the one-GPU NCCL path trains an epoch (the all-reduce loaded at run time);
 #   - which error-filtering options this compute-sanitizer has (scripts/device/sanitize_gpu.sh
 #     runs the suites under it: long, so it is a call of its own).
 # Logs in $OUT; a summary on stdout.
@@ -24,7 +24,8 @@ for be in cuda cudnn; do
   echo "out of memory on $be: exit $?, $(wc -l < "$out/oom_$be.err") line(s): $(cat "$out/oom_$be.err")"
 done
 
-bash tests/kill_resume.sh "$pcnn" > "$out/kill_resume.log" 2>&1
-echo "kill_resume: exit $?; $(grep -E '^(ok|FAIL|skipped).*(cuda|killed 4)' "$out/kill_resume.log" | tr '\n' ';')"
+nccl=("$pcnn" train --backend cuda "${data[@]}" --collective nccl --epochs 1 --quiet)
+echo "one-GPU NCCL path: $("${nccl[@]}" 2>&1 | tail -1)"
 
-compute-sanitizer --help 2>&1 | grep -E -i -A2 "suppress|filter|api-error" > "$out/compute_sanitizer_options.txt"
+compute-sanitizer --help 2>&1 | grep -E -i -A2 "suppress|filter|api-error" \
+  > "$out/compute_sanitizer_options.txt"

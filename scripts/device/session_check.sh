@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The end-of-session check on the GPU machine, in one call of under 10 minutes: build and test;
+# then, side by side, the compute-sanitizer runs and the build of an earlier tree; the
+# reliability checks; and once the GPU is quiet, the same-run bench of the earlier tree against
+# this one (cuda, cudnn) and cudnn's algorithm searches against each other. Everything comes
+# back as one archive, session.tgz, and a summary on stdout.
+# Usage: scripts/device/session_check.sh BEFORE_TAR
+set -uo pipefail
+final=${OUT:-/tmp}
+out=/tmp/pcnn-session
+rm -rf "$out" && mkdir -p "$out"
+export OUT=$out
+trap 'tar czf "$final/session.tgz" -C "$out" .' EXIT
+t0=$(date +%s)
+log() { echo "[$(( $(date +%s) - t0 ))s] $*"; }
+
+log "build and test"
+bash scripts/device/build_and_test.sh > "$out/build_and_test.log" 2>&1
+grep -E "tests passed|tests failed|\(Failed\)|\*\*\*Failed" "$out/build_and_test.log"
+[ -x build-gpu/pcnn ] || { log "no build"; exit 1; }
+
+log "sanitizers and the earlier tree's build, in the background"
+SANITIZE_TIMEOUT=${SANITIZE_TIMEOUT:-300} bash scripts/device/sanitize_gpu.sh build-gpu \
+  > "$out/sanitize_summary.txt" 2>&1 &
+sanitizers=$!
+BA_BUILD_ONLY=1 bash scripts/device/before_after.sh "$1" build-gpu > "$out/before_build_summary.txt" 2>&1 &
+before_build=$!
+
+log "reliability"
+bash scripts/device/reliability.sh build-gpu 2>&1 | tee "$out/reliability.txt"
+wait "$before_build"
+wait "$sanitizers"
+log "sanitizers"; cat "$out/sanitize_summary.txt"
+
+log "same-run bench, earlier tree against this one"
+BA_GPU_ONLY=1 BENCH_BUDGET=${BENCH_BUDGET:-0.5} bash scripts/device/before_after.sh "$1" build-gpu
+for f in "$out"/bench_*_gpu*.log; do
+  grep -E "^(cudnn|cuda) +(lenet5|simard2003) +[0-9]+ +[0-9.]+ \[" "$f" |
+    awk -v f="$(basename "$f" .log)" '{ print $1, $2, $3, f, $4 }'
+done | sort -k1,1 -k2,2 -k3,3n -k4,4 | awk '{ k = $1 " " $2 " " $3; row[k] = row[k] " " $4 "=" $5 }
+  END { for (k in row) print k ":" row[k] }' | sort | tee "$out/before_after_table.txt"
+
+log "cudnn's algorithm searches, same binary"
+for search in measure find; do
+  PCNN_CUDNN_ALGO=$search PCNN_CUDNN_LOG=1 build-gpu/pcnn bench --models lenet5,simard2003 \
+    --batch-sizes 64,256,1024 --backends cudnn --budget 0.5 > "$out/cudnn_$search.log" 2>&1
+  echo "== $search"; grep -E "^cudnn +(lenet5|simard2003) +[0-9]+ +[0-9.]+ \[" "$out/cudnn_$search.log"
+done
+log "done"
