@@ -3,7 +3,9 @@
 // run whose gradients overflow: --on-nan stop names the step and keeps the parameters finite,
 // skip trains on.
 #include <cmath>
+#include <memory>
 
+#include "backends/collective.hpp"
 #include "backends/registry.hpp"
 #include "core/step_check_math.hpp"
 #include "models/model.hpp"
@@ -185,6 +187,36 @@ TEST_CASE("overflowing gradients: stop names the step, skip trains on, parameter
   CHECK(skip.stats.first_fault.grad_index == stop.stats.first_fault.grad_index);
   CHECK(all_finite(skip.params));
   check_close("parameters after skipping", skip.params, skip.after_step1, 1e-5);
+}
+
+TEST_CASE("overflowing gradients over two replicas: both skip alike, the step named once") {
+  const Dataset data = synthetic_dataset(48, 28, 28, 5);
+  TrainConfig cfg;
+  cfg.batch = 8;
+  cfg.optimizer.kind = "sgd";
+  cfg.optimizer.lr = 1e30f;
+  cfg.on_nan = NanPolicy::Skip;
+  std::vector<std::unique_ptr<Backend>> owned;
+  std::vector<std::unique_ptr<Model>> models;
+  std::vector<Backend*> bes;
+  std::vector<Model*> ms;
+  for (int r = 0; r < 2; ++r) {
+    owned.push_back(make_backend(backend_name()));
+    models.push_back(std::make_unique<Model>(*owned.back(), builtin_model("lenet5"), 4, 42));
+    bes.push_back(owned.back().get());
+    ms.push_back(models.back().get());
+  }
+  auto coll = make_collective(backend_name(), bes, "host");
+  Trainer dp(bes, ms, coll.get(), data, {0.2f, 3.f}, cfg);
+  const EpochStats st = dp.train_epoch(0);
+  CHECK(st.skipped_steps == 5);
+  CHECK(st.first_fault.step == 2);
+  const std::vector<float> first = ms[0]->get_params();
+  CHECK(all_finite(first));
+  CHECK(ms[1]->get_params() == first);  // bit for bit: neither applied a step the other skipped
+  const TrainingState state = dp.state();
+  for (int r = 0; r < 2; ++r)  // each replica counted the same faults
+    CHECK(state.metrics[size_t(r) * kMetricCount + kMetricBadSteps] == 5.f);
 }
 
 }  // TEST_SUITE("backend")
