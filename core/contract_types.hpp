@@ -7,12 +7,25 @@
 namespace pcnn {
 
 // Hyper-parameters the optimizer kernels read from device memory (index into a float[kHyperCount]),
-// so a replayed graph sees the learning rate of the current epoch.
+// so a replayed graph sees the learning rate of the current epoch. kHyperSkip is written on the
+// device by check_step: non-zero leaves the step's update out.
 enum HyperIndex { kHyperLr = 0, kHyperMomentum, kHyperWeightDecay, kHyperBeta1, kHyperBeta2,
-                  kHyperEps, kHyperCount };
+                  kHyperEps, kHyperSkip, kHyperCount };
 
-// Metric accumulators the loss kernel adds to (index into a float[kMetricCount]).
-enum MetricIndex { kMetricLossSum = 0, kMetricCorrect, kMetricCount };
+// A training run's metrics in device memory (index into a float[kMetricCount]). The loss kernel
+// adds to the LossSum and Correct slots of the pointer it is given: the trainer gives it
+// metrics + kMetricStepLoss, and check_step moves a finite step's sums into the epoch's.
+// FirstBadStep and FirstBadGrad are 32-bit values kept as two floats each (pack_u32 in
+// core/step_check_math.hpp): the 1-based global step of the first faulty step (0: none) and
+// 1 + the lowest index of a non-finite gradient in it (0: only the loss was not finite).
+enum MetricIndex {
+  kMetricLossSum = 0, kMetricCorrect,        // the epoch's, over the steps kept
+  kMetricStepLoss, kMetricStepCorrect,       // this step's (laid out like the two above)
+  kMetricBadSteps,                           // steps skipped because they were not finite
+  kMetricFirstBadStep,                       // two floats
+  kMetricFirstBadGrad = kMetricFirstBadStep + 2,  // two floats
+  kMetricCount = kMetricFirstBadGrad + 2
+};
 
 // A data set resident in device memory: images stay uint8, normalised per batch.
 struct DeviceDataset {

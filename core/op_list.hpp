@@ -64,7 +64,20 @@
 #define PCNN_OP_PARAMS_softmax_cross_entropy \
   (int N, int K, const float* logits, const int32_t* labels, float* dlogits, float* metrics)
 
+// ---- numerical faults ----------------------------------------------------------------------
+// After the backward (and the all-reduce): checks grads (n) and metrics[kMetricStepLoss]. All
+// finite: metrics[kMetricLossSum, kMetricCorrect] += the step slots, hyper[kHyperSkip] = 0.
+// Otherwise hyper[kHyperSkip] = 1, metrics[kMetricBadSteps] += 1, and when no fault is recorded
+// yet, FirstBadStep = *step + 1 and FirstBadGrad = 1 + the lowest non-finite index (0 when
+// only the loss is not finite), each packed as two floats (core/step_check_math.hpp). Then
+// the step slots are zeroed. Reads nothing back to the host: the update learns the verdict
+// from hyper, on the device.
+#define PCNN_OP_PARAMS_check_step \
+  (size_t n, const float* grads, const int32_t* step, float* metrics, float* hyper)
+
 // ---- optimizers (one call updates every parameter: parameters live in one arena) -----------
+// Both leave params and their state untouched when hyper[kHyperSkip] != 0 (each thread reads
+// it once): a step check_step found faulty is not applied.
 // v = momentum*v + (g + wd*p); p -= lr*v. hyper: float[kHyperCount] in device memory.
 #define PCNN_OP_PARAMS_sgd_update \
   (size_t n, float* params, const float* grads, float* velocity, const float* hyper)
@@ -109,8 +122,8 @@
 #define PCNN_REQUIRED_OPS(X)                                                                 \
   X(gemm) X(conv2d_forward) X(conv2d_backward_data) X(conv2d_backward_weights)               \
   X(pool2d_forward) X(pool2d_backward) X(bias_add) X(bias_backward) X(activation_forward)   \
-  X(activation_backward) X(softmax_cross_entropy) X(sgd_update) X(adam_update)              \
-  X(gather_train_batch) X(gather_batch)
+  X(activation_backward) X(softmax_cross_entropy) X(check_step) X(sgd_update)               \
+  X(adam_update) X(gather_train_batch) X(gather_batch)
 
 // A backend may define these; otherwise the composed defaults run.
 #define PCNN_FUSED_OPS(X) \

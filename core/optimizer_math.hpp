@@ -10,10 +10,12 @@
 
 namespace pcnn {
 
+// skip: check_step found the step not finite; the kernels then change nothing.
 struct SgdHyper {
   float lr, momentum, weight_decay;
+  bool skip;
   PCNN_HD static SgdHyper from(const float* h) {
-    return {h[kHyperLr], h[kHyperMomentum], h[kHyperWeightDecay]};
+    return {h[kHyperLr], h[kHyperMomentum], h[kHyperWeightDecay], h[kHyperSkip] != 0.f};
   }
 };
 
@@ -24,12 +26,13 @@ PCNN_HD inline void sgd_step(const SgdHyper& h, float& p, float g, float& v) {
 
 struct AdamHyper {
   float lr, weight_decay, beta1, beta2, eps, correction1, correction2;
+  bool skip;
   // t = step + 1; corrections are 1/(1 - beta^t).
   PCNN_HD static AdamHyper from(const float* h, int32_t step) {
     const float t = float(step + 1);
     const float beta1 = h[kHyperBeta1], beta2 = h[kHyperBeta2];
     return {h[kHyperLr], h[kHyperWeightDecay], beta1, beta2, h[kHyperEps],
-            1.f / (1.f - powf(beta1, t)), 1.f / (1.f - powf(beta2, t))};
+            1.f / (1.f - powf(beta1, t)), 1.f / (1.f - powf(beta2, t)), h[kHyperSkip] != 0.f};
   }
 };
 

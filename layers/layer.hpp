@@ -26,6 +26,8 @@ class Layer {
   FeatureShape output_shape() const { return out_; }
 
   virtual size_t param_count() const { return 0; }
+  // How many of them come first as weights; the rest are biases (errors name which).
+  virtual size_t weight_param_count() const { return param_count(); }
   // Pointers into the model's parameter and gradient arenas, param_count() floats each.
   virtual void bind(float* params, float* grads) { (void)params; (void)grads; }
   // Writes this layer's initial parameters (host memory, param_count() floats).
@@ -58,6 +60,7 @@ void init_weights(Rng& rng, InitKind kind, int fan_in, int fan_out, float* w, si
 class WeightedLayer : public Layer {
  public:
   size_t param_count() const override { return weight_count() + size_t(units_); }
+  size_t weight_param_count() const override { return weight_count(); }
   void bind(float* params, float* grads) override {
     w_ = params;
     b_ = params + weight_count();

@@ -4,7 +4,8 @@
 # corrupt / cut / old / foreign model files. Each must exit non-zero with one line on stderr (no
 # stack trace, no signal) and train nothing; a bad option value is a usage error (exit 2). Also:
 # the partial-batch warning, a 26-class model through the CLI, a model with a stride-1 max-pool
-# saves and loads again, and a saved file reads from plain Python.
+# saves and loads again, a saved file reads from plain Python, and gradients that overflow
+# (--lr 1e30) under --on-nan stop and skip.
 # Usage: hostile_cli.sh PATH/TO/pcnn
 set -u
 pcnn=$1
@@ -139,6 +140,34 @@ expect_ok eval --backend serial --load "$tmp/letters.pcnn" --data "$tmp/data26"
 grep -q "test accuracy" "$tmp/out" || { echo "FAIL: eval of the 26-class model"; failures=$((failures + 1)); }
 expect_error "has label 26 (item 26), outside the 26 classes 0..25" train "${run[@]}" --data "$tmp/data27" --model "$letters"
 expect_error "has label 26 (item 26), outside the 26 classes 0..25" eval --backend serial --load "$tmp/letters.pcnn" --data "$tmp/data27"
+
+# --- numerical faults: a learning rate of 1e30 makes step 1's update huge and step 2 overflow ---
+# (16 images, batch 4: 4 steps). --on-nan stop (the default) ends with one line naming the step
+# and the layer, exit 1, the checkpoint written; --on-nan skip trains on and says how many.
+nan_run=(train "${run[@]}" --data "$tmp/data" --optimizer sgd --lr 1e30 --progress-every 1)
+timeout 120 "$pcnn" "${nan_run[@]}" --checkpoint "$tmp/nan.ckpt" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" -ne 1 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] || [ ! -s "$tmp/nan.ckpt" ] ||
+   ! grep -q "^pcnn train: error: the gradients are not finite at step 2 (epoch 1, step 2 of 4), first in layer [1-9] (.*) \(weights\|bias\): the update of that step was skipped; try a smaller --lr; checkpoint written to $tmp/nan.ckpt" "$tmp/err" ||
+   grep -q "^epoch  1/1  train_loss" "$tmp/out"; then
+  echo "FAIL: --lr 1e30 -> exit $rc, stderr: $(head -c 600 "$tmp/err")"; failures=$((failures + 1))
+else
+  echo "ok: $(cat "$tmp/err")"
+fi
+expect_ok "${nan_run[@]}" --on-nan skip
+if ! grep -q "^epoch  1/1  train_loss .*  3 steps skipped: not finite$" "$tmp/out" ||
+   [ "$(wc -l <"$tmp/err")" -ne 1 ] ||
+   ! grep -q "^pcnn train: warning: epoch 1: 3 steps skipped (--on-nan skip): the gradients are not finite at step 2 (epoch 1, step 2 of 4), first in layer" "$tmp/err"; then
+  echo "FAIL: --on-nan skip: $(cat "$tmp/out" "$tmp/err" | head -c 900)"; failures=$((failures + 1))
+else
+  echo "ok: $(cat "$tmp/err")"
+fi
+# The stopped run goes on past its faulty steps: the one before the stop and two more.
+expect_ok train --resume "$tmp/nan.ckpt" --on-nan skip
+grep -q "^epoch  1/1  train_loss .*  3 steps skipped: not finite$" "$tmp/out" &&
+  grep -q "at step 3 (epoch 1, step 3 of 4)" "$tmp/err" ||
+  { echo "FAIL: resumed with --on-nan skip: $(cat "$tmp/out" "$tmp/err" | head -c 900)"; failures=$((failures + 1)); }
+expect_usage_error "--on-nan" "${t[@]}" --on-nan ignore
 
 # --- model files: a stride-1 max-pool round trip, then corrupt, cut, old and foreign files ---
 stride1=$(spec stride1 "$conv, \"pad\": 1}, {\"type\": \"relu\"}, {\"type\": \"maxpool\", \"kernel\": 2, \"stride\": 1}")

@@ -4,6 +4,7 @@
 // Simard-2003 and MLP layers at the perf batch. FLOPs count a multiply-add as two; bytes are what
 // the op must read and write at least (each tensor once).
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "core/activation_math.hpp"
@@ -885,6 +886,90 @@ void add_linear(std::vector<OpCase>& t, int B) {
   }
 }
 
+// ---- numerical faults ------------------------------------------------------------------------------
+
+// The metrics before a check: the epoch's sums, this step's loss and correct count, no fault.
+std::vector<float> metrics_before(float step_loss) {
+  std::vector<float> m(kMetricCount, 0.f);
+  m[kMetricLossSum] = 12.5f;
+  m[kMetricCorrect] = 30.f;
+  m[kMetricStepLoss] = step_loss;
+  m[kMetricStepCorrect] = 5.f;
+  return m;
+}
+
+std::vector<float> with_faults(std::vector<float> v,
+                               const std::vector<std::pair<size_t, float>>& faults) {
+  for (const auto& [i, value] : faults) v[i] = value;
+  return v;
+}
+
+OpCase check_step_case(const std::string& name, size_t n, const StepCheckArgs& a, bool perf) {
+  OpParams p;
+  p.n = n;
+  p.check = a;
+  // reads every gradient once; writes a few metrics
+  OpCase c = make_case(Op::check_step, name + " n" + std::to_string(n), p, kExact,
+                       double(n) * a.calls, 4.0 * n * a.calls, perf);
+  c.tensors = [](const OpParams& p, Rng& r) {
+    const StepCheckArgs& a = p.check;
+    std::vector<float> hyper = {0.05f, 0.9f, 5e-4f, 0.9f, 0.999f, 1e-8f, 0.5f};  // skip: neither
+    std::vector<TensorSpec> v = {in("grads", with_faults(uniform(r, p.n), a.faults)),
+                                 inout("step", {1233.f}, DType::I32),
+                                 inout("metrics", metrics_before(a.step_loss)),
+                                 inout("hyper", hyper)};
+    if (a.calls == 2) v.push_back(in("grads2", with_faults(uniform(r, p.n), a.faults2)));
+    return v;
+  };
+  c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
+    be.check_step(p.n, t.f("grads"), t.i32("step"), t.f("metrics"), t.f("hyper"));
+    if (p.check.calls < 2) return;
+    be.increment(t.i32("step"));
+    be.check_step(p.n, t.f("grads2"), t.i32("step"), t.f("metrics"), t.f("hyper"));
+  };
+  return c;
+}
+
+using Faults = std::vector<std::pair<size_t, float>>;
+
+StepCheckArgs faults_at(Faults faults, float step_loss = 0.75f) {
+  StepCheckArgs a;
+  a.faults = std::move(faults);
+  a.step_loss = step_loss;
+  return a;
+}
+
+// A second call, at the next step, on gradients with these faults.
+StepCheckArgs then_at(StepCheckArgs a, Faults faults2) {
+  a.calls = 2;
+  a.faults2 = std::move(faults2);
+  return a;
+}
+
+void add_check_step(std::vector<OpCase>& t, int) {
+  const float nan = std::nanf(""), inf = INFINITY;
+  t.push_back(check_step_case("finite", 10007, faults_at({}), false));
+  t.push_back(check_step_case("finite", 61706, faults_at({}), true));  // LeNet-5's arena
+  // faults at both ends of the arena, and the lowest of several found by any block
+  t.push_back(check_step_case("NaN at 5000", 10007, faults_at({{5000, nan}}), false));
+  t.push_back(check_step_case("NaN at 0", 10007, faults_at({{0, nan}}), false));
+  t.push_back(check_step_case("-Inf at the end", 10007, faults_at({{10006, -inf}}), false));
+  t.push_back(check_step_case("Inf at 61000 and 9000, NaN at 30000", 61706,
+                              faults_at({{61000, inf}, {9000, inf}, {30000, nan}}), false));
+  t.push_back(check_step_case("loss NaN", 1000, faults_at({}, nan), false));
+  t.push_back(check_step_case("loss Inf", 1000, faults_at({}, inf), false));
+  // the second fault (lower index, later step) must not replace the record of the first
+  t.push_back(check_step_case("two faulty calls", 10007,
+                              then_at(faults_at({{7000, nan}}), {{3, inf}}), false));
+  t.push_back(check_step_case("faulty then finite", 10007, then_at(faults_at({{7000, nan}}), {}),
+                              false));
+  t.push_back(check_step_case("finite then faulty", 10007, then_at(faults_at({}), {{7, nan}}),
+                              false));
+  t.push_back(unaligned(check_step_case("NaN at 9001 unaligned", 10007,
+                                        faults_at({{9001, nan}}), false),
+                        {"grads"}));
+}
+
 // ---- optimizers ------------------------------------------------------------------------------------
 
 void add_optimizers(std::vector<OpCase>& t, int) {
@@ -892,6 +977,10 @@ void add_optimizers(std::vector<OpCase>& t, int) {
     t.push_back(optimizer_case(op, 10007, 3, false));  // not a multiple of any vector width
     t.push_back(optimizer_case(op, 61706, 1, true));   // LeNet-5's parameter arena
     t.push_back(unaligned(optimizer_case(op, 10007, 3, false),
+                          {"params", "grads", "velocity", "m", "v"}));
+    // a step check_step found faulty: params and state must come back as they went in
+    t.push_back(optimizer_case(op, 10007, 2, false, true));
+    t.push_back(unaligned(optimizer_case(op, 10007, 1, false, true),
                           {"params", "grads", "velocity", "m", "v"}));
   }
 }
@@ -954,13 +1043,15 @@ OpCase gemm_case(const std::string& name, const GemmArgs& g, bool perf) {
   return c;
 }
 
-OpCase optimizer_case(Op op, size_t n, int steps, bool perf) {
+OpCase optimizer_case(Op op, size_t n, int steps, bool perf, bool skip) {
   OpParams p;
   p.n = n;
   p.steps = steps;
+  p.skip = skip;
   const bool adam = op == Op::adam_update;
   // per element and step: SGD reads p, g, v and writes p, v; Adam also reads and writes m
-  OpCase c = make_case(op, "n" + std::to_string(n) + " x" + std::to_string(steps) + " steps", p,
+  OpCase c = make_case(op, "n" + std::to_string(n) + " x" + std::to_string(steps) + " steps" +
+                               (skip ? " skipped" : ""), p,
                        kElementwise, (adam ? 16.0 : 6.0) * n * steps, 4.0 * (adam ? 7 : 5) * n * steps,
                        perf);
   if (adam) {
@@ -968,7 +1059,8 @@ OpCase optimizer_case(Op op, size_t n, int steps, bool perf) {
       return std::vector<TensorSpec>{
           inout("params", uniform(r, p.n)), in("grads", uniform(r, p.n)),
           inout("m", uniform(r, p.n)), inout("v", uniform(r, p.n, 0.f, 1.f)),
-          in("hyper", {1e-3f, 0.f, 1e-4f, 0.9f, 0.999f, 1e-8f}), inout("step", {0.f}, DType::I32)};
+          in("hyper", {1e-3f, 0.f, 1e-4f, 0.9f, 0.999f, 1e-8f, p.skip ? 1.f : 0.f}),
+          inout("step", {0.f}, DType::I32)};
     };
     c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
       for (int s = 0; s < p.steps; ++s) {
@@ -981,7 +1073,8 @@ OpCase optimizer_case(Op op, size_t n, int steps, bool perf) {
     c.tensors = [](const OpParams& p, Rng& r) {
       return std::vector<TensorSpec>{inout("params", uniform(r, p.n)), in("grads", uniform(r, p.n)),
                                      inout("velocity", uniform(r, p.n)),
-                                     in("hyper", {0.05f, 0.9f, 5e-4f, 0.9f, 0.999f, 1e-8f})};
+                                     in("hyper", {0.05f, 0.9f, 5e-4f, 0.9f, 0.999f, 1e-8f,
+                                                  p.skip ? 1.f : 0.f})};
     };
     c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
       for (int s = 0; s < p.steps; ++s)
@@ -999,6 +1092,7 @@ std::vector<OpCase> op_table(int perf_batch) {
   add_bias(t, perf_batch);
   add_activation(t, perf_batch);
   add_softmax(t, perf_batch);
+  add_check_step(t, perf_batch);
   add_optimizers(t, perf_batch);
   add_gather(t, perf_batch);
   add_fused_conv(t, perf_batch);

@@ -109,6 +109,14 @@ struct GatherArgs {
   int first = 0;            // gather_batch
 };
 
+// check_step: which gradients are not finite, the step's loss, and a second call's faults.
+struct StepCheckArgs {
+  std::vector<std::pair<size_t, float>> faults;   // grads[index] = value (NaN, Inf)
+  float step_loss = 0.75f;                        // metrics[kMetricStepLoss] before the call
+  int calls = 1;                                  // 2: again on "grads2" at the next step
+  std::vector<std::pair<size_t, float>> faults2;  // grads2's
+};
+
 // Every op's parameters; a case sets the ones its op reads.
 struct OpParams {
   Conv2dShape conv;                   // conv2d_*, conv2d_fused_*
@@ -121,6 +129,8 @@ struct OpParams {
   int in = 0, out = 0;                // linear_*
   size_t n = 0;                       // element-wise ops and optimizers
   int steps = 1;                      // optimizer steps per launch
+  bool skip = false;                  // optimizers: hyper[kHyperSkip] set, nothing may change
+  StepCheckArgs check;                // check_step
   bool with_bias = true;              // conv2d_forward b, conv2d_backward_weights db, linear db
   bool want_dx = true;                // backward ops: dx or nullptr (a first layer); softmax dlogits
   bool in_place = false;              // activations: x == y, dy == dx
@@ -169,7 +179,7 @@ std::vector<OpCase> op_table(int perf_batch = 64);
 
 // Builders the kernel lab shares for shapes outside the table (too large for a CPU test).
 OpCase gemm_case(const std::string& name, const GemmArgs& g, bool perf);
-OpCase optimizer_case(Op op, size_t n, int steps, bool perf);
+OpCase optimizer_case(Op op, size_t n, int steps, bool perf, bool skip = false);
 
 // Ops whose result is a gradient: they need a grad case (the backward ops, and the loss).
 bool has_gradient(Op op);

@@ -58,7 +58,7 @@ Checkpoint full_checkpoint(const std::string& optimizer) {
   c.state.params = values(n, 1.1f);
   c.state.moment1 = values(n, -0.3f);
   if (optimizer == "adam") c.state.moment2 = values(n, 1e-7f);
-  c.state.metrics = {12.5f, 30.f, 11.75f, 29.f};
+  c.state.metrics = values(2 * kMetricCount, 3.5f);  // two replicas' sums and fault records
   for (int e = 1; e <= 2; ++e) {
     LogRow step;
     step.epoch = e;
@@ -191,7 +191,8 @@ TEST_CASE("checkpoints: corrupt, cut, foreign and inconsistent files are refused
   PCNN_CHECK_REFUSED([&] { decode_checkpoint(with_field(good, "\"replicas\":2", "\"replicas\":4"), "f"); },
                      "replicas 4 out of range");  // batch 6 does not split over 4
   PCNN_CHECK_REFUSED([&] { decode_checkpoint(with_field(good, "\"replicas\":2", "\"replicas\":3"), "f"); },
-                     "tensor 'metrics' has 4 values, the run needs 6");
+                     "tensor 'metrics' has " + std::to_string(2 * kMetricCount) +
+                         " values, the run needs " + std::to_string(3 * kMetricCount));
   Checkpoint short_params = full_checkpoint("adam");
   short_params.state.params.pop_back();
   PCNN_CHECK_REFUSED([&] { decode_checkpoint(encode_checkpoint(short_params), "f"); },

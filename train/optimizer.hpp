@@ -25,6 +25,8 @@ class Optimizer {
   // One update of every parameter from its gradient; step is the device-side step counter.
   void step(const int32_t* step_counter);
   const OptimizerConfig& config() const { return cfg_; }
+  // The hyper-parameters in device memory; check_step writes their kHyperSkip.
+  float* hyper() const { return hyper_.get(); }
   // The per-parameter state, for checkpoints: SGD's velocity, or Adam's first moment (m) and
   // second moment (v; empty for SGD). Adam's step count is the trainer's step counter.
   std::vector<float> moment1() const { return state1_.download(); }

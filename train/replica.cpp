@@ -25,13 +25,23 @@ Trainer::Replica::Replica(Backend& b, Model& m, const Dataset& train, const Norm
       x(b, size_t(shard_batch) * m.input_shape().size()), metrics(b, kMetricCount),
       labels(b, size_t(shard_batch)), data_counter(b, 1) {
   data_counter.upload({rank});
+  // The step's check reads the step slots: they start at zero even when step() runs before
+  // any train_epoch (tests, the bench).
+  b.fill(metrics.get(), 0.f, kMetricCount);
   if (separate_update_counter) {  // the update runs after the all-reduce, off the data counter
     update_counter = DeviceArray<int32_t>(b, 1);
     update_counter.upload({0});
   }
 }
 
+// The check first: a step whose gradients or loss are not finite sets the skip flag the update
+// reads on the device. With several replicas each checks its own copy of the all-reduced
+// gradients, so all skip alike: a non-finite loss makes its replica's gradients NaN through the
+// softmax (core/loss_math.hpp), and the all-reduce spreads them (only logits past ~1e38 apart
+// give an infinite loss with finite gradients, which one replica alone would skip).
 void Trainer::update(Replica& r) {
+  r.be.check_step(r.model.param_count(), r.model.grads(), r.step_for_update(), r.metrics.get(),
+                  r.optimizer.hyper());
   r.optimizer.step(r.step_for_update());
   if (r.update_counter.get()) r.be.increment(r.update_counter.get());
 }

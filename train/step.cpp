@@ -1,5 +1,7 @@
 // One training step, all of it on one screen: per replica gather -> forward -> loss ->
-// backward -> update -> counter, captured as a graph where the backend can. The replica
+// backward -> [all-reduce] -> check -> update -> counter, captured as a graph where the backend
+// can. The check (check_step) finds NaN and Inf on the device and makes the update skip the
+// step; the host learns of it at the next read-back (Trainer::progress). The replica
 // machinery (train/replica.cpp) and the epoch loop (train/trainer.cpp) live elsewhere.
 #include "train/replica.hpp"
 
@@ -13,11 +15,14 @@ void Trainer::run_local_step(Replica& r, bool with_update) {
   r.be.gather_train_batch(r.data.view(), r.data_counter.get(), steps_per_epoch_ * R, cfg_.seed,
                           r.layout, r.x.get(), r.labels.get());
   r.model.forward(N, r.x.get());
-  // loss: softmax cross-entropy and its gradient; adds loss and correct count to r.metrics
+  // loss: softmax cross-entropy and its gradient; adds loss and correct count to the step's
+  // slots of r.metrics, which check_step moves to the epoch's if the step is finite
   r.model.loss().forward_backward(r.be, N, r.model.logits(), r.labels.get(), r.model.dlogits(),
-                                  r.metrics.get());
+                                  r.metrics.get() + kMetricStepLoss);
   r.model.backward(N);
-  if (with_update) update(r);  // before the counter moves: Adam's t is read from it when R == 1
+  // check and update before the counter moves: Adam's t and the faulty step's number are read
+  // from it when R == 1
+  if (with_update) update(r);
   for (int k = 0; k < R; ++k) r.be.increment(r.data_counter.get());
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/check.hpp"
+#include "core/step_check_math.hpp"
 #include "train/replica.hpp"
 
 namespace pcnn {
@@ -60,13 +61,23 @@ StepProgress Trainer::progress(int epoch, int step) const {
   p.epoch = epoch + 1;
   p.step = step;
   p.steps = steps_per_epoch_;
-  p.images = int64_t(step) * cfg_.batch;
-  for (auto& r : replicas_) {  // download synchronises
-    const std::vector<float> m = r->metrics.download();
+  for (size_t i = 0; i < replicas_.size(); ++i) {  // download synchronises
+    const std::vector<float> m = replicas_[i]->metrics.download();
     p.loss_sum += m[kMetricLossSum];
     p.correct += m[kMetricCorrect];
+    // Every replica checks the same all-reduced gradients, so they skip alike: replica 0
+    // speaks for all.
+    if (i > 0) continue;
+    p.skipped_steps = int64_t(m[kMetricBadSteps]);
+    p.first_fault.step = unpack_u32(&m[kMetricFirstBadStep]);
+    p.first_fault.grad_index = int64_t(unpack_u32(&m[kMetricFirstBadGrad])) - 1;
   }
+  p.images = int64_t(step - p.skipped_steps) * cfg_.batch;  // the loss sums cover these only
   return p;
+}
+
+bool Trainer::new_fault(const StepProgress& p) const {
+  return cfg_.on_nan == NanPolicy::Stop && p.skipped_steps > faults_reported_;
 }
 
 EpochStats Trainer::train_epoch(int epoch) {
@@ -84,6 +95,7 @@ EpochStats Trainer::train_epoch(int epoch) {
     if (epoch > 0) r->optimizer.set_learning_rate(lr);
     if (first == 0) r->be.fill(r->metrics.get(), 0.f, kMetricCount);
   }
+  if (first == 0) faults_reported_ = 0;  // else restore() set it
   synchronize();
   const auto t0 = clock::now();
   auto last_report = t0;
@@ -100,6 +112,8 @@ EpochStats Trainer::train_epoch(int epoch) {
         last_report = clock::now();  // after the download: the steps counted have all finished
         p.seconds = std::chrono::duration<double>(last_report - t0).count();
         report_(p);
+        // A fault mid-epoch stops here; one in the last step is left to the epoch's end.
+        if (new_fault(p) && s < steps_per_epoch_) break;
       }
     }
     if (step_hook_ && !step_hook_(epoch, s)) break;
@@ -110,13 +124,14 @@ EpochStats Trainer::train_epoch(int epoch) {
   st.epoch = epoch + 1;
   st.learning_rate = lr;
   st.stopped = s < steps_per_epoch_;
+  st.skipped_steps = end.skipped_steps;
+  st.first_fault = end.first_fault;
+  st.fault_stop = new_fault(end);
+  // Over the steps kept; NaN when every step was skipped.
   const double n = double(end.images);
-  st.train_loss = end.loss_sum / n;
-  st.train_accuracy = end.correct / n;
+  st.train_loss = n > 0 ? end.loss_sum / n : std::nan("");
+  st.train_accuracy = n > 0 ? end.correct / n : std::nan("");
   st.images_per_s = double(s - first) * cfg_.batch / seconds;  // this process's steps only
-  PCNN_CHECK(std::isfinite(st.train_loss),
-             "training diverged in epoch " << epoch + 1 << " (loss is " << st.train_loss
-                                           << "): try a smaller --lr");
   return st;
 }
 

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "backends/collective.hpp"
@@ -20,6 +21,11 @@
 
 namespace pcnn {
 
+// What training does with a step whose loss or gradients are not finite (NaN or Inf). Either
+// way that step's update is skipped on the device (check_step); stop ends the epoch at the next
+// read-back that shows it, skip trains on and counts it.
+enum class NanPolicy { Stop, Skip };
+
 struct TrainConfig {
   int epochs = 10;
   int batch = 64;          // global batch: split evenly across replicas
@@ -27,6 +33,15 @@ struct TrainConfig {
   OptimizerConfig optimizer;
   float lr_decay = 1.f;    // learning rate multiplied by this after every epoch
   bool graphs = true;      // replay the step as a graph when the backend supports it
+  NanPolicy on_nan = NanPolicy::Stop;
+};
+
+// The first step of an epoch (since a restore, if later) whose loss or gradients were not
+// finite: step is the 1-based global step (0: none recorded), grad_index the lowest parameter
+// index whose gradient was not finite (-1: the gradients were finite, the loss was not).
+struct StepFault {
+  int64_t step = 0;
+  int64_t grad_index = -1;
 };
 
 struct EpochStats {
@@ -35,7 +50,10 @@ struct EpochStats {
   double learning_rate = 0;  // the one this epoch trained with
   double images_per_s = 0;  // training images over the epoch's training time
   double elapsed_s = 0;     // since training began
-  bool stopped = false;     // the step hook ended the epoch before its last step
+  bool stopped = false;     // the step hook, or a fault under NanPolicy::Stop, ended it early
+  int64_t skipped_steps = 0;  // steps not applied because they were not finite
+  StepFault first_fault;      // the first of them
+  bool fault_stop = false;    // NanPolicy::Stop saw a new fault (stopped: before the last step)
 };
 
 struct EvalResult {
@@ -52,10 +70,12 @@ struct Normalization {
 struct StepProgress {
   int epoch = 0;               // 1-based
   int step = 0, steps = 0;     // steps done in this epoch, steps per epoch
-  int64_t images = 0;          // training images in those steps
+  int64_t images = 0;          // training images in those steps, less the skipped steps'
   double loss_sum = 0;         // summed cross-entropy over those images
   double correct = 0;          // how many of them were classified right
   double seconds = 0;          // since the epoch's first step
+  int64_t skipped_steps = 0;   // steps of the epoch so far not applied: not finite
+  StepFault first_fault;
 };
 using ProgressCallback = std::function<void(const StepProgress&)>;
 // After a step of train_epoch: the epoch (0-based) and the steps done in it. false stops there.
@@ -70,6 +90,7 @@ struct TrainingState {
   std::vector<float> params;            // the model's parameter arena
   std::vector<float> moment1, moment2;  // optimizer state (Optimizer::moment1, moment2)
   std::vector<float> metrics;           // kMetricCount running sums of the epoch per replica
+                                        // (core/contract_types.hpp)
 };
 
 class Trainer {
@@ -116,6 +137,7 @@ class Trainer {
   void update(Replica& r);                            // train/replica.cpp
   void allreduce_and_update();                        // train/replica.cpp
   StepProgress progress(int epoch, int step) const;   // reads the device (synchronises)
+  bool new_fault(const StepProgress& p) const;        // one the policy stops for
   std::vector<std::unique_ptr<Replica>> replicas_;
   Collective* collective_ = nullptr;
   TrainConfig cfg_;
@@ -127,7 +149,15 @@ class Trainer {
   ProgressCallback report_;
   double report_every_s_ = 0;
   int report_every_steps_ = 0;
+  int64_t faults_reported_ = 0;  // skipped steps of this epoch already known (a restore's)
 };
+
+// The layer a gradient index falls in, e.g. "layer 2 (conv 5x5 x16 +relu +maxpool 2) weights"
+// (1-based, in the order of the model summary).
+std::string parameter_name(const Model& model, int64_t index);
+// One line about a fault, e.g. "the gradients are not finite at step 1234 (epoch 2, step 297 of
+// 937), first in layer 2 (conv 5x5 x16) weights".
+std::string describe_fault(const Model& model, const StepFault& f, int steps_per_epoch);
 
 // Accuracy and mean loss of the model on a whole data set, in batches of up to model.max_batch().
 EvalResult evaluate(Backend& be, Model& model, const Dataset& data, const Normalization& norm);

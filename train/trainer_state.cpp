@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/check.hpp"
+#include "core/step_check_math.hpp"
 #include "train/replica.hpp"
 
 namespace pcnn {
@@ -35,12 +36,21 @@ void Trainer::restore(const TrainingState& s) {
   PCNN_CHECK(s.metrics.size() == size_t(R) * kMetricCount,
              "the state has metrics of " << s.metrics.size() / kMetricCount << " replicas, this "
                                          << "trainer has " << R);
+  // Faults the state's run already counted (and reported at a read-back, or stopped for) are not
+  // reported again; their record is cleared so that a new fault gets its own.
+  std::vector<float> metrics = s.metrics;
+  faults_reported_ = int64_t(metrics[kMetricBadSteps]);
+  for (int i = 0; i < R; ++i) {
+    float* m = metrics.data() + size_t(i) * kMetricCount;
+    pack_u32(0, m + kMetricFirstBadStep);
+    pack_u32(0, m + kMetricFirstBadGrad);
+  }
   for (int i = 0; i < R; ++i) {
     Replica& r = *replicas_[size_t(i)];
     r.model.set_params(s.params);
     r.optimizer.set_moments(s.moment1, s.moment2);
-    r.metrics.upload(std::vector<float>(s.metrics.begin() + i * kMetricCount,
-                                        s.metrics.begin() + (i + 1) * kMetricCount));
+    r.metrics.upload(std::vector<float>(metrics.begin() + i * kMetricCount,
+                                        metrics.begin() + (i + 1) * kMetricCount));
     r.data_counter.upload({int32_t(s.global_step * R + i)});
     if (r.update_counter.get()) r.update_counter.upload({int32_t(s.global_step)});
   }

@@ -41,6 +41,7 @@ struct TrainOptions {
   std::string collective;
   std::string checkpoint, resume;
   int checkpoint_every = 0;
+  std::string on_nan = "stop";
 };
 
 // One backend and one model per replica (device r runs replica r), and their all-reduce.
@@ -92,6 +93,7 @@ TrainConfig train_config(const TrainOptions& o) {
   cfg.seed = o.seed;
   cfg.lr_decay = o.lr_decay;
   cfg.graphs = !o.no_graphs;
+  cfg.on_nan = o.on_nan == "skip" ? NanPolicy::Skip : NanPolicy::Stop;
   cfg.optimizer.kind = o.optimizer;
   cfg.optimizer.lr = o.lr > 0 ? o.lr : (o.optimizer == "adam" ? 2e-3f : 0.05f);
   cfg.optimizer.momentum = o.momentum;
@@ -114,8 +116,23 @@ std::string format(const char* fmt, ...) {
 struct EpochsResult {
   std::vector<LogRow> rows;
   bool interrupted = false;
+  std::string fault;  // --on-nan stop: what stopped the run (describe_fault)
   int64_t global_step = 0;
 };
+
+// The epoch line's note on skipped steps, and (once per epoch) a warning naming the first.
+std::string skipped_note(const EpochStats& st, const Model& model, int steps_per_epoch) {
+  if (st.skipped_steps == 0) return "";
+  const std::string what = st.first_fault.step > 0
+      ? describe_fault(model, st.first_fault, steps_per_epoch)
+      : "the first of them before the run was resumed";
+  std::fflush(stdout);
+  std::fprintf(stderr, "pcnn train: warning: epoch %d: %lld step%s skipped (--on-nan skip): %s\n",
+               st.epoch, static_cast<long long>(st.skipped_steps),
+               st.skipped_steps == 1 ? "" : "s", what.c_str());
+  return format("  %lld step%s skipped: not finite", static_cast<long long>(st.skipped_steps),
+                st.skipped_steps == 1 ? "" : "s");
+}
 
 // The epoch loop: progress while each epoch runs, its line when it ends, the rows of the log,
 // and checkpoints every --checkpoint-every steps and at every epoch's end. ckpt holds the run's
@@ -173,25 +190,30 @@ EpochsResult train_epochs(const TrainOptions& o, Trainer& trainer, Backend& be, 
   for (int e = int(trainer.global_step() / steps); e < o.epochs; ++e) {
     epoch_start = clock::now();
     EpochStats st = trainer.train_epoch(e);
-    if (st.stopped) {
-      result.interrupted = true;
+    if (st.fault_stop) result.fault = describe_fault(model, st.first_fault, steps);
+    if (st.stopped) {  // by a signal, or by a fault inside the epoch
+      result.interrupted = result.fault.empty();
       break;
     }
     const EvalResult r = evaluate(be, model, test, norm);
     st.test_accuracy = r.accuracy;
     st.test_loss = r.loss;
     st.elapsed_s = elapsed();
+    const std::string skipped =
+        o.on_nan == "skip" ? skipped_note(st, model, steps) : std::string();
     display.print(format("epoch %2d/%d  train_loss %.4f  test_acc %.4f  %10.0f images/s  "
-                         "elapsed %.1f s", st.epoch, o.epochs, st.train_loss, st.test_accuracy,
-                         st.images_per_s, st.elapsed_s));
+                         "elapsed %.1f s%s", st.epoch, o.epochs, st.train_loss, st.test_accuracy,
+                         st.images_per_s, st.elapsed_s, skipped.c_str()));
     add_row(epoch_row(st));
     if (!o.checkpoint.empty()) write_checkpoint();
+    if (!result.fault.empty()) break;  // a fault in the epoch's last steps: the epoch is whole
     if (stop_requested() && e + 1 < o.epochs) {
       result.interrupted = true;
       break;
     }
   }
-  if (result.interrupted && !o.checkpoint.empty() && trainer.global_step() % steps != 0)
+  const bool stopped = result.interrupted || !result.fault.empty();
+  if (stopped && !o.checkpoint.empty() && trainer.global_step() % steps != 0)
     write_checkpoint();  // stopped inside an epoch (at its end, the epoch's own one is written)
   result.global_step = trainer.global_step();
   return result;
@@ -354,6 +376,17 @@ int run_train(const TrainOptions& given, const CLI::App& cmd) {
   install_stop_handlers();
   const EpochsResult result = train_epochs(o, trainer, be, model, data.test, norm, display, ckpt);
   const std::vector<LogRow>& rows = result.rows;
+  if (!result.fault.empty()) {
+    // The faulty update was skipped on the device, so the checkpoint holds the last good
+    // parameters; the model is not saved: it is not the run that was asked for.
+    std::string what = ": the update of that step was skipped; try a smaller --lr";
+    if (!o.checkpoint.empty())
+      what += "; checkpoint written to " + o.checkpoint + " (--resume " + o.checkpoint +
+              " --on-nan skip trains past such steps)";
+    std::fflush(stdout);
+    std::fprintf(stderr, "pcnn train: error: %s%s\n", result.fault.c_str(), what.c_str());
+    return kExitRuntimeError;
+  }
 
   if (!o.save.empty()) {
     save_trained_model(o.save, ckpt, source, rows, model.get_params());
@@ -441,6 +474,12 @@ Command add_train_command(CLI::App& app) {
   sub->add_option("--resume", o->resume,
                   "continue the run saved in this checkpoint (its settings; --data, --save, "
                   "--log, --plot, --backend, --threads may be given)");
+  // Numerical faults (train/trainer.hpp: NanPolicy).
+  sub->add_option("--on-nan", o->on_nan,
+                  "a step whose loss or gradients are not finite is never applied; stop: end "
+                  "the run with exit code 1 (checkpoint written), naming the step and layer; "
+                  "skip: train on, counting such steps")
+      ->check(one_of({"stop", "skip"}, "policy"))->capture_default_str();
   return {sub, [o, sub] { return run_train(*o, *sub); }};
 }
 

@@ -1,7 +1,8 @@
 // Optimizer ops of the cuda backend (cudnn inherits them): one launch updates every parameter of
 // the arena. The per-element rule is core/optimizer_math.hpp; the Vec4 variants move 16 bytes per
 // access (the update is purely bandwidth-bound) and fall back to Scalar when a pointer is not
-// 16-byte aligned. Also the device-side step counter.
+// 16-byte aligned. Every kernel returns at once when hyper[kHyperSkip] is set (check_step).
+// Also the device-side step counter.
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_check.hpp"
@@ -18,6 +19,7 @@ namespace {
 __global__ void sgd_update_kernel_scalar(size_t n, float* p, const float* g, float* v,
                                          const float* hyper) {
   const SgdHyper h = SgdHyper::from(hyper);
+  if (h.skip) return;  // check_step found the step not finite
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
     sgd_step(h, p[i], g[i], v[i]);
@@ -27,6 +29,7 @@ __global__ void sgd_update_kernel_scalar(size_t n, float* p, const float* g, flo
 __global__ void sgd_update_kernel_vec4(size_t n, float* p, const float* g, float* v,
                                        const float* hyper) {
   const SgdHyper h = SgdHyper::from(hyper);
+  if (h.skip) return;  // check_step found the step not finite
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   const size_t first = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const size_t n4 = n / 4;
@@ -58,6 +61,7 @@ __device__ inline AdamHyper block_adam_hyper(const float* hyper, const int32_t* 
 __global__ void adam_update_kernel_scalar(size_t n, float* p, const float* g, float* m,
                                           float* v, const float* hyper, const int32_t* step) {
   const AdamHyper h = block_adam_hyper(hyper, step);
+  if (h.skip) return;  // after the block's barrier: every thread returns alike
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
     adam_step(h, p[i], g[i], m[i], v[i]);
@@ -67,6 +71,7 @@ __global__ void adam_update_kernel_scalar(size_t n, float* p, const float* g, fl
 __global__ void adam_update_kernel_vec4(size_t n, float* p, const float* g, float* m, float* v,
                                         const float* hyper, const int32_t* step) {
   const AdamHyper h = block_adam_hyper(hyper, step);
+  if (h.skip) return;  // after the block's barrier: every thread returns alike
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   const size_t first = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const size_t n4 = n / 4;

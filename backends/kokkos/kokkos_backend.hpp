@@ -32,9 +32,10 @@ class KokkosBackend : public Backend {
 
  private:
   // Device scratch that grows on demand and is reused call after call: the split-K partial sums
-  // of GEMMs, zero-padded convolution sources and the column buffer of strided data gradients.
-  // Kernels on one execution space run in order, so reuse needs no synchronisation.
-  enum Slot { kPartials = 0, kPadded, kColumns, kSlotCount };
+  // of GEMMs, zero-padded convolution sources, the column buffer of strided data gradients and
+  // check_step's reduction result. Kernels on one execution space run in order, so reuse needs
+  // no synchronisation.
+  enum Slot { kPartials = 0, kPadded, kColumns, kCheck, kSlotCount };
   float* workspace(Slot slot, size_t floats);
 
   const float* padded_input(const Conv2dShape& s, const float* x);

@@ -12,7 +12,8 @@ using namespace kk;
 void KokkosBackend::sgd_update(size_t n, float* params, const float* grads, float* velocity,
                                const float* hyper) {
   Kokkos::parallel_for("pcnn::sgd_update", range(n), KOKKOS_LAMBDA(size_t i) {
-    sgd_step(SgdHyper::from(hyper), params[i], grads[i], velocity[i]);
+    const SgdHyper h = SgdHyper::from(hyper);
+    if (!h.skip) sgd_step(h, params[i], grads[i], velocity[i]);  // skip: a step not finite
   });
 }
 
@@ -20,7 +21,8 @@ void KokkosBackend::sgd_update(size_t n, float* params, const float* grads, floa
 void KokkosBackend::adam_update(size_t n, float* params, const float* grads, float* m, float* v,
                                 const float* hyper, const int32_t* step) {
   Kokkos::parallel_for("pcnn::adam_update", range(n), KOKKOS_LAMBDA(size_t i) {
-    adam_step(AdamHyper::from(hyper, *step), params[i], grads[i], m[i], v[i]);
+    const AdamHyper h = AdamHyper::from(hyper, *step);
+    if (!h.skip) adam_step(h, params[i], grads[i], m[i], v[i]);
   });
 }
 

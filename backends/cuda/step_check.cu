@@ -1,0 +1,75 @@
+// check_step of the cuda backend (cudnn inherits it): a two-pass reduction of the lowest index
+// of a non-finite gradient (each block writes its minimum to scratch, one block reduces those
+// and finishes the check), with no atomics, no host read-back and no allocation after the
+// first call, so the whole training step stays one capturable graph.
+#include "backends/cuda/common.cuh"
+#include "backends/cuda/cuda_backend.hpp"
+#include "backends/cuda/cuda_check.hpp"
+#include "core/step_check_math.hpp"
+
+namespace pcnn {
+
+namespace cuda {
+
+namespace {
+
+constexpr int kThreads = 256;  // a multiple of 32: every warp is full
+
+// The minimum of v over the block; valid in thread 0. Every thread of the block must call it.
+__device__ uint32_t block_min(uint32_t v) {
+  __shared__ uint32_t warp_min[kThreads / 32];
+  for (int offset = 16; offset > 0; offset >>= 1)
+    v = min(v, __shfl_down_sync(0xffffffffu, v, offset));
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  if (lane == 0) warp_min[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < kThreads / 32 ? warp_min[lane] : kAllFinite;
+    for (int offset = 16; offset > 0; offset >>= 1)
+      v = min(v, __shfl_down_sync(0xffffffffu, v, offset));
+  }
+  return v;
+}
+
+// grads (n) -> partial[blockIdx.x]: the lowest non-finite index the block saw, or kAllFinite.
+// A thread's indices rise, so its first fault is its lowest and it stops there.
+__global__ void check_step_kernel_reduce(size_t n, const float* grads, uint32_t* partial) {
+  uint32_t lowest = kAllFinite;
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    if (!is_finite_float(grads[i])) {
+      lowest = uint32_t(i);
+      break;
+    }
+  lowest = block_min(lowest);
+  if (threadIdx.x == 0) partial[blockIdx.x] = lowest;
+}
+
+// partial (blocks) -> the step's verdict in metrics and hyper (core/step_check_math.hpp)
+__global__ void check_step_kernel_finish(int blocks, const uint32_t* partial,
+                                         const int32_t* step, float* metrics, float* hyper) {
+  uint32_t lowest = kAllFinite;
+  for (int b = threadIdx.x; b < blocks; b += kThreads) lowest = min(lowest, partial[b]);
+  lowest = block_min(lowest);
+  if (threadIdx.x == 0) finish_step_check(lowest, *step, metrics, hyper);
+}
+
+}  // namespace
+
+}  // namespace cuda
+
+void CudaBackend::check_step(size_t n, const float* grads, const int32_t* step, float* metrics,
+                             float* hyper) {
+  ctx_.bind();
+  const int blocks = cuda::grid_for(n, cuda::kThreads, ctx_.sm_count());
+  // uint32 partials in the float scratch (same size); sized by the eager first step
+  auto* partial = reinterpret_cast<uint32_t*>(ctx_.scratch(size_t(blocks)));
+  cuda::check_step_kernel_reduce<<<blocks, cuda::kThreads, 0, ctx_.stream()>>>(n, grads,
+                                                                               partial);
+  PCNN_CUDA_CHECK_LAUNCH("check_step_kernel_reduce");
+  cuda::check_step_kernel_finish<<<1, cuda::kThreads, 0, ctx_.stream()>>>(blocks, partial, step,
+                                                                          metrics, hyper);
+  PCNN_CUDA_CHECK_LAUNCH("check_step_kernel_finish");
+}
+
+}  // namespace pcnn
