@@ -33,8 +33,9 @@ ModelSpec builtin_model(const std::string& name);
 std::vector<std::string> builtin_model_names();
 
 // Folds activation and pooling layers into the conv / dense layer before them, so backends can
-// run them as one fused kernel. Numerically the same model.
-ModelSpec fuse(const ModelSpec& spec);
+// run them as one fused kernel. Numerically the same model. With `first`, also says where each
+// fused layer starts in spec.layers (it runs up to where the next one starts).
+ModelSpec fuse(const ModelSpec& spec, std::vector<size_t>* first = nullptr);
 
 // A built-in model name, or a path ending in .json to a spec file (what --model takes).
 ModelSpec load_model_spec(const std::string& name_or_path);
