@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <vector>
 
 namespace pcnn::cli {
@@ -37,9 +38,14 @@ std::string grouped_count(double n) {
   return text;
 }
 
-std::string mib(double bytes) {
+// "4.0 MiB", or "668.6 TiB": the largest unit that leaves at least 1.
+std::string binary_size(double bytes) {
+  const char* units[] = {"MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = bytes / (1 << 20);
+  size_t u = 0;
+  while (v >= 1024 && u + 1 < std::size(units)) v /= 1024, ++u;
   char text[32];
-  std::snprintf(text, sizeof text, "%.1f MiB", bytes / (1 << 20));
+  std::snprintf(text, sizeof text, "%.1f %s", v, units[u]);
   return text;
 }
 
@@ -116,7 +122,7 @@ std::string model_details(const ModelSpec& spec, int batch) {
             " FLOPs forward, " + grouped_count(n * (forward + backward)) +
             " forward and backward\n";
     text += "batch of " + std::to_string(batch) + ": " + grouped_count(n * double(bytes)) +
-            " bytes of activations (" + mib(n * double(bytes)) + "), " +
+            " bytes of activations (" + binary_size(n * double(bytes)) + "), " +
             grouped_count(2.0 * sizeof(float) * double(params)) +
             " bytes of parameters and their gradients\n";
   }
