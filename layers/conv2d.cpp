@@ -44,6 +44,13 @@ std::string Conv2D::describe() const {
   return os.str();
 }
 
+// What setup() below allocates, per sample.
+size_t Conv2D::kept_floats_per_sample() const {
+  const size_t pre_pool = shape(1).y_size();
+  const bool pool = p_.epilogue.pool != PoolKind::None;
+  return (pool ? pre_pool : 0) + (pool || p_.epilogue.act != Activation::None ? pre_pool : 0);
+}
+
 void Conv2D::setup(Backend& be, int max_batch) {
   const size_t pre_pool = shape(max_batch).y_size();
   if (p_.epilogue.pool != PoolKind::None) act_out_ = DeviceArray<float>(be, pre_pool);

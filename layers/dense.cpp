@@ -16,6 +16,9 @@ std::string Dense::describe() const {
          (act_ == Activation::None ? "" : std::string(" +") + activation_name(act_));
 }
 
+// What setup() below allocates, per sample.
+size_t Dense::kept_floats_per_sample() const { return act_ != Activation::None ? size_t(units()) : 0; }
+
 void Dense::setup(Backend& be, int max_batch) {
   if (act_ != Activation::None) scratch_ = DeviceArray<float>(be, size_t(max_batch) * units());
 }

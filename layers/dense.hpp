@@ -11,6 +11,7 @@ class Dense : public WeightedLayer {
   Dense(FeatureShape in, int units, Activation act, InitKind init);
   std::string describe() const override;
   void setup(Backend& be, int max_batch) override;
+  size_t kept_floats_per_sample() const override;
   void forward(Backend& be, int N, const float* x, float* y) override;
   void backward(Backend& be, int N, const float* x, const float* y, const float* dy,
                 float* dx) override;

@@ -34,6 +34,8 @@ class Layer {
   virtual void init_params(Rng& rng, float* host) const { (void)rng; (void)host; }
   // Allocates what forward keeps for backward, for batches of up to max_batch samples.
   virtual void setup(Backend& be, int max_batch) { (void)be; (void)max_batch; }
+  // The floats setup() allocates per sample (besides the model's buffers for the output).
+  virtual size_t kept_floats_per_sample() const { return 0; }
   // True when the output is the input, reinterpreted (Flatten): the model aliases the buffers.
   virtual bool is_view() const { return false; }
 

@@ -67,7 +67,9 @@ std::unique_ptr<Layer> make_layer(const ModelSpec& spec, size_t i, FeatureShape 
   throw Error("layer " + std::to_string(i) + ": unknown layer type '" + l.type + "'");
 }
 
-std::vector<std::unique_ptr<Layer>> make_layers(const ModelSpec& spec) {
+}  // namespace
+
+std::vector<std::unique_ptr<Layer>> build_layers(const ModelSpec& spec) {
   check_spec(spec);  // every size below 2^31 and every window inside its input, named if not
   std::vector<std::unique_ptr<Layer>> layers;
   FeatureShape shape{spec.in_c, spec.in_h, spec.in_w};
@@ -80,12 +82,15 @@ std::vector<std::unique_ptr<Layer>> make_layers(const ModelSpec& spec) {
                        << spec.classes << " logits");
   return layers;
 }
-}  // namespace
+
+size_t activation_floats_per_sample(const Layer& layer) {
+  return (layer.is_view() ? 0 : 2 * layer.output_shape().size()) + layer.kept_floats_per_sample();
+}
 
 std::vector<float> initial_params(const ModelSpec& spec, uint64_t seed) {
   // Each parameterised layer draws from its own stream (seed, ordinal), so fusing activations
   // and pools into other layers changes nothing.
-  const auto layers = make_layers(spec);
+  const auto layers = build_layers(spec);
   std::vector<float> host;
   uint64_t ordinal = 0;
   for (const auto& l : layers) {
@@ -108,7 +113,7 @@ Model::Model(Backend& be, const ModelSpec& spec, int max_batch, uint64_t seed, b
              "a batch of " << max_batch << " needs " << largest
                            << " floats per image in one layer, more than " << kMaxElements
                            << " in all: use a smaller batch");
-  layers_ = make_layers(spec_);
+  layers_ = build_layers(spec_);
   const std::vector<float> host = initial_params(spec, seed);
   try {
     allocate(host);
@@ -119,12 +124,11 @@ Model::Model(Backend& be, const ModelSpec& spec, int max_batch, uint64_t seed, b
   }
 }
 
-// The parameters, their gradients, and two buffers per layer output (activations and their
-// gradients), each for max_batch images.
+// The parameters, their gradients, and the activations of max_batch images (two buffers per
+// layer output, activations and their gradients, and what the layers keep themselves).
 size_t Model::device_bytes(size_t param_count) const {
   size_t floats = 2 * param_count;
-  for (const auto& l : layers_)
-    if (!l->is_view()) floats += 2 * size_t(max_batch_) * l->output_shape().size();
+  for (const auto& l : layers_) floats += size_t(max_batch_) * activation_floats_per_sample(*l);
   return floats * sizeof(float);
 }
 

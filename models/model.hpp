@@ -64,4 +64,12 @@ class Model {
 // Initial parameters of a spec (host), as Model draws them: the same for fused and unfused.
 std::vector<float> initial_params(const ModelSpec& spec, uint64_t seed);
 
+// The layers of a spec as Model builds them (pass fuse(spec) for the fused ones), checked
+// (check_spec), without parameters or buffers: for describing a model without a backend.
+std::vector<std::unique_ptr<Layer>> build_layers(const ModelSpec& spec);
+
+// The activation floats a model keeps per sample for backward: each non-view layer's output and
+// its gradient, and what the layer itself keeps (kept_floats_per_sample).
+size_t activation_floats_per_sample(const Layer& layer);
+
 }  // namespace pcnn

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/vocabulary.hpp"
+
 namespace pcnn {
 
 struct LayerSpec {
@@ -33,8 +35,9 @@ ModelSpec builtin_model(const std::string& name);
 std::vector<std::string> builtin_model_names();
 
 // Folds activation and pooling layers into the conv / dense layer before them, so backends can
-// run them as one fused kernel. Numerically the same model.
-ModelSpec fuse(const ModelSpec& spec);
+// run them as one fused kernel. Numerically the same model. With `first`, also says where each
+// fused layer starts in spec.layers (it runs up to where the next one starts).
+ModelSpec fuse(const ModelSpec& spec, std::vector<size_t>* first = nullptr);
 
 // A built-in model name, or a path ending in .json to a spec file (what --model takes).
 ModelSpec load_model_spec(const std::string& name_or_path);
@@ -42,6 +45,10 @@ ModelSpec load_model_spec(const std::string& name_or_path);
 // The JSON form of a spec (models/model_spec_json.cpp): to_json writes a key only where it differs
 // from the reader's default for that layer type, so from_json(to_json(s)) is s.
 nlohmann::json to_json(const ModelSpec& spec);
+// The keys a spec takes at its top level, and those a layer of each kind takes besides "type"
+// (docs/model-format.md documents each; a test keeps the two in step).
+const std::vector<std::string>& spec_keys();
+const std::vector<std::string>& layer_keys(LayerKind kind);
 // Strict: unknown keys, missing required keys, non-integers (2.5, 1e300), numbers outside int
 // and impossible values (check_spec) are refused with the layer index and the key.
 ModelSpec model_spec_from_json(const nlohmann::json& j);

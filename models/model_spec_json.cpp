@@ -13,11 +13,15 @@
 
 namespace pcnn {
 
-namespace {
 using nlohmann::json;
 
-// The keys each layer kind takes (besides "type"); anything else is a typo to report, not to skip.
-const std::vector<std::string>& keys_of(LayerKind kind) {
+// Anything but these keys is a typo to report, not to skip.
+const std::vector<std::string>& spec_keys() {
+  static const std::vector<std::string> keys = {"name", "input", "classes", "layers"};
+  return keys;
+}
+
+const std::vector<std::string>& layer_keys(LayerKind kind) {
   static const std::vector<std::string> conv = {"units", "kernel",      "stride",     "pad",
                                                 "act",   "pool",        "pool_window", "pool_stride"};
   static const std::vector<std::string> dense = {"units", "act"};
@@ -30,6 +34,8 @@ const std::vector<std::string>& keys_of(LayerKind kind) {
     default: return none;
   }
 }
+
+namespace {
 
 std::string joined(const std::vector<std::string>& words) {
   std::string s;
@@ -90,7 +96,7 @@ LayerSpec layer_from_json(const json& lj, size_t i) {
     throw Error(at + ": " + e.what());
   }
   std::vector<std::string> keys = {"type"};
-  for (const auto& k : keys_of(kind.kind)) keys.push_back(k);
+  for (const auto& k : layer_keys(kind.kind)) keys.push_back(k);
   const Reader r(lj, at + " (" + l.type + ")", keys);
   const bool needs_units = kind.kind == LayerKind::Conv || kind.kind == LayerKind::Dense;
   const bool needs_kernel = kind.kind == LayerKind::Conv || kind.kind == LayerKind::Pool;
@@ -133,7 +139,7 @@ nlohmann::json to_json(const ModelSpec& spec) {
 }
 
 ModelSpec model_spec_from_json(const nlohmann::json& j) {
-  const Reader r(j, "model spec", {"name", "input", "classes", "layers"});
+  const Reader r(j, "model spec", spec_keys());
   ModelSpec m;
   m.name = r.word("name", "custom");
   const json& in = r.at("input");

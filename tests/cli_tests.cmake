@@ -17,3 +17,6 @@ add_executable(pcnn_stamp_provenance tools/stamp_provenance.cpp)
 target_link_libraries(pcnn_stamp_provenance PRIVATE pcnn)
 add_test(NAME cli_provenance COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli_provenance.sh
          $<TARGET_FILE:pcnn_cli> $<TARGET_FILE:pcnn_stamp_provenance>)
+# pcnn show: built-in names, their files, a saved model file, the docs' example, bad files.
+add_test(NAME cli_show COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli_show.sh $<TARGET_FILE:pcnn_cli>
+         ${PROJECT_SOURCE_DIR})

@@ -21,6 +21,7 @@ Command add_eval_command(CLI::App& app);
 Command add_backends_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
 Command add_plot_command(CLI::App& app);
+Command add_show_command(CLI::App& app);
 Command add_help_command(CLI::App& app);
 
 }  // namespace pcnn::cli

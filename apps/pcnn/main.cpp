@@ -26,7 +26,8 @@ int main(int argc, char** argv) {
                        "Print the version, the commit and the backends compiled in");
   const std::vector<Command> commands = {add_train_command(app), add_eval_command(app),
                                          add_bench_command(app), add_backends_command(app),
-                                         add_plot_command(app),  add_help_command(app)};
+                                         add_plot_command(app),  add_show_command(app),
+                                         add_help_command(app)};
   try {
     app.parse(argc, argv);
     reject_extras(app);

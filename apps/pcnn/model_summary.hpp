@@ -1,5 +1,5 @@
 // The model summary pcnn train prints before training: each layer as built (after fusion), its
-// output shape per image and its parameter count, and the totals.
+// output shape per image and its parameter count, and the totals; and pcnn show's longer form.
 #pragma once
 
 #include <string>
@@ -10,5 +10,10 @@ namespace pcnn::cli {
 
 // Lines ending in '\n'.
 std::string model_summary(const Model& model);
+
+// pcnn show's table, built without a backend: the summary's rows, each with the spec layers it
+// was fused from ("0-2"), its forward FLOPs and activation bytes per image (Model's buffers:
+// activation_floats_per_sample), and totals; with batch > 0, the totals for a batch of that many.
+std::string model_details(const ModelSpec& spec, int batch);
 
 }  // namespace pcnn::cli
