@@ -31,6 +31,11 @@ file(GLOB pcnn_contract_headers ${PROJECT_SOURCE_DIR}/backends/*.hpp)
 install(FILES ${pcnn_contract_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pcnn/backends)
 install(FILES include/pcnn/pcnn.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pcnn)
 install(FILES LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/pcnn)
+# The built-in models as files of the format users write (docs/model-format.md): a starting point
+# for their own, and `--model PREFIX/share/pcnn/models/lenet5.json` is the built-in lenet5.
+install(DIRECTORY models/builtin/ DESTINATION ${CMAKE_INSTALL_DATADIR}/pcnn/models
+        FILES_MATCHING PATTERN "*.json")
+install(FILES docs/model-format.md DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/pcnn)
 
 install(EXPORT pcnnTargets NAMESPACE pcnn:: DESTINATION ${PCNN_INSTALL_CMAKEDIR})
 # What the package config needs to find again: the dependencies of the static archives.

@@ -27,9 +27,13 @@ step "build and install $build_dir into $prefix"
 cmake --build "$build_dir" -j "$(nproc)" --target pcnn_cli
 cmake --install "$build_dir" --prefix "$prefix" >/dev/null
 for f in bin/pcnn include/pcnn/pcnn.hpp include/pcnn/api/pcnn.hpp include/pcnn/core/check.hpp \
-         lib/cmake/pcnn/pcnnConfig.cmake lib/cmake/pcnn/pcnnConfigVersion.cmake lib/libpcnn.a; do
+         lib/cmake/pcnn/pcnnConfig.cmake lib/cmake/pcnn/pcnnConfigVersion.cmake lib/libpcnn.a \
+         share/pcnn/models/lenet5.json share/doc/pcnn/model-format.md; do
   [ -e "$prefix/$f" ] || { echo "check_install: $f was not installed" >&2; exit 1; }
 done
+# The installed model file is the built-in model: the same network, the same table.
+cmp <("$prefix/bin/pcnn" show "$prefix/share/pcnn/models/lenet5.json") <("$prefix/bin/pcnn" show lenet5) ||
+  { echo "check_install: share/pcnn/models/lenet5.json is not the built-in lenet5" >&2; exit 1; }
 
 step "configure and build examples/ against the installed package"
 cmake -S examples -B "$work/examples" -G Ninja -DCMAKE_BUILD_TYPE=Release \
