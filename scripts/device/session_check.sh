@@ -12,7 +12,8 @@ rm -rf "$out" && mkdir -p "$out"
 export OUT=$out
 trap 'tar czf "$final/session.tgz" -C "$out" .' EXIT
 t0=$(date +%s)
-log() { echo "[$(( $(date +%s) - t0 ))s] $*"; }
+# Each phase refreshes the archive, so a call cut short still returns what was done.
+log() { echo "[$(( $(date +%s) - t0 ))s] $*"; tar czf "$final/session.tgz" -C "$out" . 2>/dev/null; }
 
 log "build and test"
 bash scripts/device/build_and_test.sh > "$out/build_and_test.log" 2>&1
