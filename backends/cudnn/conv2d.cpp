@@ -8,8 +8,6 @@
 
 #include "backends/cudnn/cudnn_backend.hpp"
 
-#include "backends/cuda/cuda_check.hpp"
-
 namespace pcnn {
 
 namespace {
@@ -42,19 +40,6 @@ bool transform(cudnnConvolutionBwdFilterAlgo_t a) {
          a == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED;
 }
 
-// In a list sorted by time: a deterministic algorithm within kDeterministicSlack of the fastest
-// moves to the front.
-template <class Perf>
-void prefer_deterministic(std::vector<Perf>& usable) {
-  if (usable.empty() || usable.front().determinism == CUDNN_DETERMINISTIC) return;
-  const float limit = usable.front().time * kDeterministicSlack;
-  for (size_t i = 1; i < usable.size() && usable[i].time <= limit; ++i)
-    if (usable[i].determinism == CUDNN_DETERMINISTIC) {
-      std::rotate(usable.begin(), usable.begin() + i, usable.begin() + i + 1);
-      return;
-    }
-}
-
 // Candidates in the order to try them: results usable here (succeeded, workspace under the cap,
 // no tensor-op math unless TF32 is allowed, no transform algorithm unless allowed), best first.
 // Timed results come sorted by time; a deterministic one within kDeterministicSlack of the
@@ -70,7 +55,14 @@ std::vector<Perf> candidates(const Perf* perf, int count, bool timed, bool allow
     if (!allow_transforms && transform(r.algo)) continue;
     usable.push_back(r);
   }
-  if (timed) prefer_deterministic(usable);
+  if (timed && !usable.empty() && usable.front().determinism != CUDNN_DETERMINISTIC) {
+    const float limit = usable.front().time * kDeterministicSlack;
+    for (size_t i = 1; i < usable.size() && usable[i].time <= limit; ++i)
+      if (usable[i].determinism == CUDNN_DETERMINISTIC) {
+        std::rotate(usable.begin(), usable.begin() + i, usable.begin() + i + 1);
+        break;
+      }
+  }
   return usable;
 }
 
@@ -79,16 +71,6 @@ std::vector<Perf> candidates(const Perf* perf, int count, bool timed, bool allow
 // data on the H200: the step 5-10 % slower on the run that took the worse one). The search is
 // repeated and each algorithm (with its math type) is ranked by its median time.
 constexpr int kFindRounds = 5;
-
-// cudnnFind's ranking can still differ from what an algorithm costs in the training step: on the
-// H200, Simard 2003's conv1 forward (1 input channel, stride 2) came out IMPLICIT_GEMM after the
-// architecture refactor and IMPLICIT_PRECOMP_GEMM before, with the step 10 % slower at batch
-// 1024 and the same backward algorithms (scripts/device/cudnn_choices.sh). So the best few of
-// the ranking are timed again in place, on the buffers of the call that needs the algorithm,
-// kMeasureRuns times each after one warm-up run, and the median decides (PCNN_CUDNN_ALGO=measure,
-// the default; =find keeps cudnnFind's ranking).
-constexpr size_t kMeasureCandidates = 4;
-constexpr int kMeasureRuns = 7;
 
 template <class Perf>
 std::vector<Perf> median_ranking(const std::vector<std::vector<Perf>>& rounds) {
@@ -211,28 +193,8 @@ vendor::ConvPlan& CudnnBackend::conv_plan(const Conv2dShape& s) {
   return *conv_plans_.emplace(key, std::move(p)).first->second;
 }
 
-// The median time, in ms, of kMeasureRuns runs of trial(algo) on the stream, after one warm-up.
-template <class Algo, class Trial>
-float time_in_place(cudaStream_t stream, const Trial& trial, Algo algo) {
-  trial(algo);
-  std::vector<cudaEvent_t> events(2 * kMeasureRuns);
-  for (auto& e : events) PCNN_CUDA_CHECK(cudaEventCreate(&e));
-  for (int i = 0; i < kMeasureRuns; ++i) {
-    PCNN_CUDA_CHECK(cudaEventRecord(events[2 * i], stream));
-    trial(algo);
-    PCNN_CUDA_CHECK(cudaEventRecord(events[2 * i + 1], stream));
-  }
-  PCNN_CUDA_CHECK(cudaEventSynchronize(events.back()));
-  std::vector<float> ms(kMeasureRuns);
-  for (int i = 0; i < kMeasureRuns; ++i)
-    PCNN_CUDA_CHECK(cudaEventElapsedTime(&ms[i], events[2 * i], events[2 * i + 1]));
-  for (auto& e : events) cudaEventDestroy(e);
-  std::nth_element(ms.begin(), ms.begin() + kMeasureRuns / 2, ms.end());
-  return ms[kMeasureRuns / 2];
-}
-
 template <class Perf>
-void CudnnBackend::choose(const Conv2dShape& s, vendor::ConvPlan& p, const Trial<Perf>& trial) {
+void CudnnBackend::choose(const Conv2dShape& s, vendor::ConvPlan& p) {
   const Perf* direction = nullptr;  // picks the overloads of the direction table
   reset_search_math(p.conv, allow_tf32_);
   int max_count = 0;
@@ -252,44 +214,25 @@ void CudnnBackend::choose(const Conv2dShape& s, vendor::ConvPlan& p, const Trial
     rank_algos(dnn(), p, max_count, &returned, perf.data());
   }
   auto& choice = choice_of(p, direction);
-  const auto needs = [&](decltype(Perf::algo) algo, size_t* bytes) {
-    return workspace_size(dnn(), p, algo, bytes);
-  };
-  std::vector<Perf> usable =
-      candidates(perf.data(), returned, timed, allow_tf32_, allow_transforms_);
-  const bool measure = timed && measure_in_place_ && trial;
-  if (measure) {  // the best few again, timed where they will run
-    usable.resize(std::min(usable.size(), kMeasureCandidates));
-    std::vector<Perf> timed_here;
-    for (Perf r : usable) {
-      const cudnnMathType_t math = allow_tf32_ ? r.mathType : CUDNN_FMA_MATH;
-      PCNN_CUDNN_CHECK(cudnnSetConvolutionMathType(p.conv, math));
-      size_t bytes = 0;
-      if (needs(r.algo, &bytes) != CUDNN_STATUS_SUCCESS) continue;
-      workspace_.ensure(std::max(bytes, r.memory));
-      r.time = time_in_place(context().stream(), trial, r.algo);
-      timed_here.push_back(r);
-    }
-    std::stable_sort(timed_here.begin(), timed_here.end(),
-                     [](const Perf& a, const Perf& b) { return a.time < b.time; });
-    prefer_deterministic(timed_here);
-    if (!timed_here.empty()) usable = timed_here;
-  }
-  settle(choice, usable, p.conv, allow_tf32_, needs, direction_name(direction), s);
+  settle(choice, candidates(perf.data(), returned, timed, allow_tf32_, allow_transforms_), p.conv,
+         allow_tf32_,
+         [&](decltype(Perf::algo) algo, size_t* bytes) {
+           return workspace_size(dnn(), p, algo, bytes);
+         },
+         direction_name(direction), s);
   if (log_choices_)
     std::fprintf(stderr, "cudnn: %s %s -> algorithm %d (math %d, workspace %zu B, %s)\n",
                  direction_name(direction), describe(s).c_str(), int(choice.algo),
                  int(choice.math), choice.workspace,
-                 measure ? "timed in place" : timed ? "median of the timed searches"
-                                                    : "heuristic");
+                 timed ? "median of the timed searches" : "heuristic");
   workspace_.ensure(choice.workspace);
 }
 
 template <class Perf>
-const vendor::ConvPlan& CudnnBackend::plan_for(const Conv2dShape& s, const Trial<Perf>& trial) {
+const vendor::ConvPlan& CudnnBackend::plan_for(const Conv2dShape& s) {
   vendor::ConvPlan& p = conv_plan(s);
   const auto& choice = choice_of(p, static_cast<const Perf*>(nullptr));
-  if (!choice.chosen) choose<Perf>(s, p, trial);
+  if (!choice.chosen) choose<Perf>(s, p);
   PCNN_CUDNN_CHECK(cudnnSetConvolutionMathType(p.conv, choice.math));
   return p;
 }
@@ -299,15 +242,11 @@ void CudnnBackend::conv2d_forward(const Conv2dShape& s, const float* x, const fl
                                   const float* b, float* y) {
   context().bind();
   if (s.N == 0) return;
+  const vendor::ConvPlan& p = plan_for<cudnnConvolutionFwdAlgoPerf_t>(s);
   const float one = 1.f, zero = 0.f;
-  const vendor::ConvPlan* plan = &conv_plan(s);
-  const auto run = [&](cudnnConvolutionFwdAlgo_t algo) {
-    PCNN_CUDNN_CHECK(cudnnConvolutionForward(dnn(), &one, plan->x, x, plan->w, w, plan->conv,
-                                             algo, workspace_.get(), workspace_.bytes(), &zero,
-                                             plan->y, y));
-  };
-  run(plan_for<cudnnConvolutionFwdAlgoPerf_t>(s, run).forward.algo);
-  if (b) PCNN_CUDNN_CHECK(cudnnAddTensor(dnn(), &one, plan->bias, b, &one, plan->y, y));
+  PCNN_CUDNN_CHECK(cudnnConvolutionForward(dnn(), &one, p.x, x, p.w, w, p.conv, p.forward.algo,
+                                           workspace_.get(), workspace_.bytes(), &zero, p.y, y));
+  if (b) PCNN_CUDNN_CHECK(cudnnAddTensor(dnn(), &one, p.bias, b, &one, p.y, y));
 }
 
 // dy (N,K,P,Q), w (K,C,R,S) -> dx (N,C,H,W)
@@ -315,14 +254,11 @@ void CudnnBackend::conv2d_backward_data(const Conv2dShape& s, const float* dy, c
                                         float* dx) {
   context().bind();
   if (s.N == 0) return;
+  const vendor::ConvPlan& p = plan_for<cudnnConvolutionBwdDataAlgoPerf_t>(s);
   const float one = 1.f, zero = 0.f;
-  const vendor::ConvPlan* plan = &conv_plan(s);
-  const auto run = [&](cudnnConvolutionBwdDataAlgo_t algo) {
-    PCNN_CUDNN_CHECK(cudnnConvolutionBackwardData(dnn(), &one, plan->w, w, plan->y, dy,
-                                                  plan->conv, algo, workspace_.get(),
-                                                  workspace_.bytes(), &zero, plan->x, dx));
-  };
-  run(plan_for<cudnnConvolutionBwdDataAlgoPerf_t>(s, run).backward_data.algo);
+  PCNN_CUDNN_CHECK(cudnnConvolutionBackwardData(dnn(), &one, p.w, w, p.y, dy, p.conv,
+                                                p.backward_data.algo, workspace_.get(),
+                                                workspace_.bytes(), &zero, p.x, dx));
 }
 
 // x (N,C,H,W), dy (N,K,P,Q) -> dw (K,C,R,S), db (K) = sum of dy over N, P, Q
@@ -334,14 +270,11 @@ void CudnnBackend::conv2d_backward_weights(const Conv2dShape& s, const float* x,
     if (db) fill(db, 0.f, size_t(s.K));
     return;
   }
+  const vendor::ConvPlan& p = plan_for<cudnnConvolutionBwdFilterAlgoPerf_t>(s);
   const float one = 1.f, zero = 0.f;
-  const vendor::ConvPlan* plan = &conv_plan(s);
-  const auto run = [&](cudnnConvolutionBwdFilterAlgo_t algo) {
-    PCNN_CUDNN_CHECK(cudnnConvolutionBackwardFilter(dnn(), &one, plan->x, x, plan->y, dy,
-                                                    plan->conv, algo, workspace_.get(),
-                                                    workspace_.bytes(), &zero, plan->w, dw));
-  };
-  run(plan_for<cudnnConvolutionBwdFilterAlgoPerf_t>(s, run).backward_filter.algo);
+  PCNN_CUDNN_CHECK(cudnnConvolutionBackwardFilter(dnn(), &one, p.x, x, p.y, dy, p.conv,
+                                                  p.backward_filter.algo, workspace_.get(),
+                                                  workspace_.bytes(), &zero, p.w, dw));
   if (db) bias_backward(s.N, s.K, s.P() * s.Q(), dy, db);
 }
 

@@ -39,11 +39,10 @@ Owner create_handle(Create create, Status ok, Describe describe, const char* cal
 
 // The base has found the GPU, made it current and created the stream.
 CudnnBackend::CudnnBackend(int device) : CudaBackend(device) {
-  const std::string algo = env_or("PCNN_CUDNN_ALGO", "measure");
-  PCNN_CHECK(algo == "measure" || algo == "find" || algo == "heuristic",
-             "PCNN_CUDNN_ALGO must be 'measure', 'find' or 'heuristic', got '" << algo << "'");
-  time_algorithms_ = algo != "heuristic";
-  measure_in_place_ = algo == "measure";
+  const std::string algo = env_or("PCNN_CUDNN_ALGO", "find");
+  PCNN_CHECK(algo == "find" || algo == "heuristic",
+             "PCNN_CUDNN_ALGO must be 'find' or 'heuristic', got '" << algo << "'");
+  time_algorithms_ = algo == "find";
   allow_tf32_ = env_or("PCNN_CUDNN_TF32", "0") == "1";
   const std::string algos = env_or("PCNN_CUDNN_ALGOS", "direct");
   PCNN_CHECK(algos == "direct" || algos == "all",
@@ -73,9 +72,7 @@ CudnnBackend::CudnnBackend(int device) : CudaBackend(device) {
   device_name_ = CudaBackend::device_name() + " (cuDNN " +
                  version_string(int(cudnnGetVersion())) + ", cuBLAS " +
                  version_string(blas_version) + (allow_tf32_ ? ", TF32" : ", FP32") +
-                 (allow_transforms_ ? ", all algorithms" : ", direct algorithms") + ", " +
-                 (measure_in_place_ ? "measured" : time_algorithms_ ? "cudnnFind" : "heuristic") +
-                 ")";
+                 (allow_transforms_ ? ", all algorithms" : ", direct algorithms") + ")";
 }
 
 CudnnBackend::~CudnnBackend() {

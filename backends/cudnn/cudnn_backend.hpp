@@ -12,10 +12,9 @@
 // CUDA graph and replayed.
 //
 // Convolution algorithms are chosen once per shape and direction, on first use, and cached:
-// cudnnFind* times every algorithm (five searches, ranked by median time) and the best four are
-// timed again on the call's own buffers (the default, PCNN_CUDNN_ALGO=measure; =find stops at
-// Find's ranking) or, with PCNN_CUDNN_ALGO=heuristic (and always while a graph is being
-// captured, when nothing may run), cudnnGet*_v7 asks the heuristics. One workspace, grown to the largest chosen algorithm's need,
+// cudnnFind* times every algorithm (the default; five searches, ranked by median time) or, with
+// PCNN_CUDNN_ALGO=heuristic (and always while a graph is being captured, when nothing may run),
+// cudnnGet*_v7 asks the heuristics. One workspace, grown to the largest chosen algorithm's need,
 // serves every call. PCNN_CUDNN_LOG=1 prints each choice on stderr.
 // Math is strict FP32 (CUDNN_FMA_MATH, cuBLAS default math) so results agree with serial;
 // PCNN_CUDNN_TF32=1 lets both libraries use TF32 tensor cores (faster, ~1e-3 relative error).
@@ -26,11 +25,9 @@
 #pragma once
 
 #include <array>
-#include <functional>
 #include <map>
 #include <memory>
 #include <string>
-#include <utility>
 
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/scratch_buffer.hpp"
@@ -94,14 +91,10 @@ class CudnnBackend : public CudaBackend {
   vendor::ConvPlan& conv_plan(const Conv2dShape& s);
   // The plan of shape s ready for one direction (named by its cuDNN result type): its algorithm
   // chosen on first use (choose, which also sizes the workspace) and its math type set.
-  // trial(algo) runs the convolution of the call that needs the plan with that algorithm (the
-  // plan's math type set), on its own buffers: how choose() times candidates in place.
   template <class Perf>
-  using Trial = std::function<void(decltype(std::declval<Perf>().algo))>;
+  const vendor::ConvPlan& plan_for(const Conv2dShape& s);
   template <class Perf>
-  const vendor::ConvPlan& plan_for(const Conv2dShape& s, const Trial<Perf>& trial);
-  template <class Perf>
-  void choose(const Conv2dShape& s, vendor::ConvPlan& p, const Trial<Perf>& trial);
+  void choose(const Conv2dShape& s, vendor::ConvPlan& p);
   bool search_algorithms() const { return time_algorithms_ && !context().capturing(); }
   // Device scratch for the bias gradient: a vector of at least n ones, n floats of partial sums.
   const float* ones_of(size_t n);
@@ -109,7 +102,6 @@ class CudnnBackend : public CudaBackend {
   void set_pool(PoolKind kind, const Pool2dShape& s);
 
   bool time_algorithms_ = true;    // cudnnFind* (true) or cudnnGet*_v7 heuristics (false)
-  bool measure_in_place_ = true;   // Find's best few timed again on the call's buffers
   bool allow_tf32_ = false;
   bool allow_transforms_ = false;  // FFT / Winograd convolution algorithms (PCNN_CUDNN_ALGOS=all)
   bool log_choices_ = false;       // one stderr line per chosen algorithm (PCNN_CUDNN_LOG=1)
