@@ -888,15 +888,6 @@ void add_linear(std::vector<OpCase>& t, int B) {
 
 // ---- numerical faults ------------------------------------------------------------------------------
 
-// The metrics before a check: the epoch's sums, this step's loss and correct count, no fault.
-std::vector<float> metrics_before(float step_loss) {
-  std::vector<float> m(kMetricCount, 0.f);
-  m[kMetricLossSum] = 12.5f;
-  m[kMetricCorrect] = 30.f;
-  m[kMetricStepLoss] = step_loss;
-  m[kMetricStepCorrect] = 5.f;
-  return m;
-}
 
 std::vector<float> with_faults(std::vector<float> v,
                                const std::vector<std::pair<size_t, float>>& faults) {
@@ -916,7 +907,7 @@ OpCase check_step_case(const std::string& name, size_t n, const StepCheckArgs& a
     std::vector<float> hyper = {0.05f, 0.9f, 5e-4f, 0.9f, 0.999f, 1e-8f, 0.5f};  // skip: neither
     std::vector<TensorSpec> v = {in("grads", with_faults(uniform(r, p.n), a.faults)),
                                  inout("step", {1233.f}, DType::I32),
-                                 inout("metrics", metrics_before(a.step_loss)),
+                                 inout("metrics", metrics_before_check(a.step_loss)),
                                  inout("hyper", hyper)};
     if (a.calls == 2) v.push_back(in("grads2", with_faults(uniform(r, p.n), a.faults2)));
     return v;
@@ -1111,6 +1102,15 @@ std::vector<OpCase> op_table(int perf_batch) {
 bool has_gradient(Op op) {
   return std::string(op_name(op)).find("_backward") != std::string::npos ||
          op == Op::softmax_cross_entropy;  // the loss returns its own gradient
+}
+
+std::vector<float> metrics_before_check(float step_loss) {
+  std::vector<float> m(kMetricCount, 0.f);
+  m[kMetricLossSum] = 12.5f;
+  m[kMetricCorrect] = 30.f;
+  m[kMetricStepLoss] = step_loss;
+  m[kMetricStepCorrect] = 5.f;
+  return m;
 }
 
 }  // namespace pcnn::test

@@ -177,6 +177,10 @@ struct OpCase {
 // The table. perf_batch: the batch of the perf cases (the models' layers).
 std::vector<OpCase> op_table(int perf_batch = 64);
 
+// The metrics before a check_step: the epoch's sums, this step's loss and correct count, no
+// fault (the op's table cases and its core tests start from it).
+std::vector<float> metrics_before_check(float step_loss);
+
 // Builders the kernel lab shares for shapes outside the table (too large for a CPU test).
 OpCase gemm_case(const std::string& name, const GemmArgs& g, bool perf);
 OpCase optimizer_case(Op op, size_t n, int steps, bool perf, bool skip = false);

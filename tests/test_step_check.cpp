@@ -17,16 +17,6 @@
 namespace pcnn::test {
 
 namespace {
-// The metrics before a step's check: the epoch's sums, this step's loss and correct count.
-std::vector<float> metrics_with_step(float step_loss) {
-  std::vector<float> m(kMetricCount, 0.f);
-  m[kMetricLossSum] = 12.5f;
-  m[kMetricCorrect] = 30.f;
-  m[kMetricStepLoss] = step_loss;
-  m[kMetricStepCorrect] = 5.f;
-  return m;
-}
-
 struct Checked {
   std::vector<float> metrics;
   float skip = -1;
@@ -93,14 +83,14 @@ TEST_CASE("pack_u32 keeps every 32-bit value exactly in two floats") {
 TEST_CASE("serial check_step: finite steps count, faulty ones are recorded once") {
   std::vector<float> grads(70001, 0.25f);
   // finite: the step's sums move to the epoch's, nothing is skipped
-  Checked c = serial_check(grads, 69999, metrics_with_step(0.75f));
+  Checked c = serial_check(grads, 69999, metrics_before_check(0.75f));
   CHECK(c.skip == 0.f);
   CHECK(c.metrics == std::vector<float>{13.25f, 35.f, 0, 0, 0, 0, 0, 0, 0});
 
   // a NaN at 70000 in step 69999 (0-based): recorded as step 70000 = 0x11170 and gradient
   // 70001 = 0x11171, 1-based, each as (high 16 bits, low 16 bits); the epoch's sums stay
   grads[70000] = std::nanf("");
-  c = serial_check(grads, 69999, metrics_with_step(0.75f));
+  c = serial_check(grads, 69999, metrics_before_check(0.75f));
   CHECK(c.skip == 1.f);
   CHECK(c.metrics == std::vector<float>{12.5f, 30.f, 0, 0, 1, 1, 0x1170, 1, 0x1171});
 
@@ -113,7 +103,7 @@ TEST_CASE("serial check_step: finite steps count, faulty ones are recorded once"
   CHECK(c.metrics == std::vector<float>{12.5f, 30.f, 0, 0, 2, 1, 0x1170, 1, 0x1171});
 
   // only the loss: the gradient field says 0
-  c = serial_check(std::vector<float>(10, 1.f), 4, metrics_with_step(INFINITY));
+  c = serial_check(std::vector<float>(10, 1.f), 4, metrics_before_check(INFINITY));
   CHECK(c.skip == 1.f);
   CHECK(c.metrics == std::vector<float>{12.5f, 30.f, 0, 0, 1, 0, 5, 0, 0});
 }
