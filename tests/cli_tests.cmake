@@ -20,3 +20,5 @@ add_test(NAME cli_provenance COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli_provenance.
 # pcnn show: built-in names, their files, a saved model file, the docs' example, bad files.
 add_test(NAME cli_show COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli_show.sh $<TARGET_FILE:pcnn_cli>
          ${PROJECT_SOURCE_DIR})
+# pcnn predict: classes agreeing with pcnn eval, probabilities in order, bad input in one line.
+add_test(NAME cli_predict COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli_predict.sh $<TARGET_FILE:pcnn_cli>)

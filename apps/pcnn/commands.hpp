@@ -18,6 +18,7 @@ constexpr int kExitUsageError = 2;    // unknown command or option, missing or b
 
 Command add_train_command(CLI::App& app);
 Command add_eval_command(CLI::App& app);
+Command add_predict_command(CLI::App& app);
 Command add_backends_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
 Command add_plot_command(CLI::App& app);

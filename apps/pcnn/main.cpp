@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", [] { return version_text(); },
                        "Print the version, the commit and the backends compiled in");
   const std::vector<Command> commands = {add_train_command(app), add_eval_command(app),
+                                         add_predict_command(app),
                                          add_bench_command(app), add_backends_command(app),
                                          add_plot_command(app),  add_show_command(app),
                                          add_help_command(app)};
