@@ -11,7 +11,8 @@
 namespace {
 const char* kFooter =
     "Exit codes: 0 success; 1 run-time error (missing or corrupt files, a backend not usable "
-    "here, training diverged); 2 usage error (unknown command or option, missing or bad value).\n"
+    "here, gradients not finite); 2 usage error (unknown command or option, missing or bad "
+    "value); 130 stopped by SIGINT or SIGTERM (checkpoint and model written first).\n"
     "'pcnn help COMMAND' shows a command's options; README.md has examples.";
 }  // namespace
 
