@@ -40,6 +40,8 @@ struct FixedBatch {
     be.fill(metrics.get(), 0.f, kMetricCount);
     counter.upload({0});
   }
+  // The forward of a training step (what the bench times), its randomness keyed to counter.
+  PassContext training() const { return {true, counter.get(), 0}; }
 };
 
 // Per-layer breakdown: blocks of whole passes, each layer's call timed between two synchronises
@@ -57,7 +59,7 @@ void per_layer(Backend& be, Model& model, Optimizer& opt, FixedBatch& fb, int N,
       if (acc) (*acc)[seg] += u - t;
       t = u;
     };
-    for (size_t i = 0; i < L; ++i) model.forward_layer(i, N, fb.x.get()), lap(i);
+    for (size_t i = 0; i < L; ++i) model.forward_layer(i, N, fb.x.get(), fb.training()), lap(i);
     model.loss().forward_backward(be, N, model.logits(), fb.y.get(), model.dlogits(),
                                   fb.metrics.get());
     lap(kLoss);
@@ -130,7 +132,7 @@ ModelRun bench_model(Backend& be, int threads, const ModelSpec& spec, int batch,
   // repeating the same gradient over and over cannot drift them anywhere slow (inf, NaN).
   FixedBatch fb(be, model, batch, data, norm);
   Optimizer opt(be, model, bench_optimizer(cfg.optimizer, 1e-20f));
-  run.forward = time_blocks(be, [&] { model.forward(batch, fb.x.get()); }, cfg.policy);
+  run.forward = time_blocks(be, [&] { model.forward(batch, fb.x.get(), fb.training()); }, cfg.policy);
   run.backward = time_blocks(be, [&] {
     model.loss().forward_backward(be, batch, model.logits(), fb.y.get(), model.dlogits(),
                                   fb.metrics.get());

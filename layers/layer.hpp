@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "backends/backend.hpp"
@@ -15,6 +16,16 @@ namespace pcnn {
 struct FeatureShape {
   int c = 1, h = 1, w = 1;
   size_t size() const { return size_t(c) * h * w; }
+};
+
+// What a forward pass is for. Training: layers that behave differently in training (BatchNorm's
+// batch statistics, Dropout's drops) do so; inference (the default) is deterministic. step is the
+// training step's number in device memory (the data counter), so per-step randomness is drawn on
+// the device from (seed, *step) and a captured graph draws anew at every replay.
+struct PassContext {
+  bool training = false;
+  const int32_t* step = nullptr;  // device memory; set when training
+  uint32_t seed = 0;
 };
 
 class Layer {
@@ -38,6 +49,8 @@ class Layer {
   virtual size_t kept_floats_per_sample() const { return 0; }
   // True when the output is the input, reinterpreted (Flatten): the model aliases the buffers.
   virtual bool is_view() const { return false; }
+  // The pass the next forward (and the backward after it) belongs to; the model sets it.
+  void set_pass(const PassContext& pass) { pass_ = pass; }
 
   // x (N, in) -> y (N, out); overwrites y.
   virtual void forward(Backend& be, int N, const float* x, float* y) = 0;
@@ -51,6 +64,7 @@ class Layer {
 
  protected:
   FeatureShape in_, out_;
+  PassContext pass_;
 };
 
 // Kaiming-normal or Xavier-uniform weights (core/vocabulary.hpp: preferred_init); biases start

@@ -169,7 +169,7 @@ void Model::set_params(const std::vector<float>& host) {
   params_.upload(host);
 }
 
-void Model::forward_layer(size_t i, int N, const float* x) {
+void Model::forward_layer(size_t i, int N, const float* x, const PassContext& pass) {
   if (i == 0) input_ = x;
   const float* in = i == 0 ? input_ : out_[i - 1];
   if (layers_[i]->is_view()) {
@@ -177,6 +177,7 @@ void Model::forward_layer(size_t i, int N, const float* x) {
     grad_out_[i] = i == 0 ? nullptr : grad_out_[i - 1];
     return;
   }
+  layers_[i]->set_pass(pass);
   layers_[i]->forward(be_, N, in, out_[i]);
 }
 
@@ -187,10 +188,10 @@ void Model::backward_layer(size_t i, int N) {
   layers_[i]->backward(be_, N, in, out_[i], grad_out_[i], dx);
 }
 
-void Model::forward(int N, const float* x) {
+void Model::forward(int N, const float* x, const PassContext& pass) {
   PCNN_CHECK(N >= 1 && N <= max_batch_, "batch of " << N << " exceeds the model's maximum of "
                                                     << max_batch_);
-  for (size_t i = 0; i < layers_.size(); ++i) forward_layer(i, N, x);
+  for (size_t i = 0; i < layers_.size(); ++i) forward_layer(i, N, x, pass);
 }
 
 void Model::backward(int N) {

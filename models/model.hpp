@@ -23,12 +23,12 @@ class Model {
   int classes() const { return spec_.classes; }
   const SoftmaxCrossEntropy& loss() const { return loss_; }
 
-  // x (N, in) -> logits(); x must stay valid until backward.
-  void forward(int N, const float* x);
+  // x (N, in) -> logits(); x must stay valid until backward. Inference unless pass says training.
+  void forward(int N, const float* x, const PassContext& pass = {});
   // From dlogits() back to every parameter gradient (overwritten).
   void backward(int N);
   // One layer at a time, for the bench's per-layer breakdown (forward(i) after forward(i-1)).
-  void forward_layer(size_t i, int N, const float* x);
+  void forward_layer(size_t i, int N, const float* x, const PassContext& pass = {});
   void backward_layer(size_t i, int N);
 
   float* logits() const { return out_.back(); }

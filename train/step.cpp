@@ -14,7 +14,7 @@ void Trainer::run_local_step(Replica& r, bool with_update) {
   // gather: this replica's shard of the next batch of the epoch's shuffled order, normalised
   r.be.gather_train_batch(r.data.view(), r.data_counter.get(), steps_per_epoch_ * R, cfg_.seed,
                           r.layout, r.x.get(), r.labels.get());
-  r.model.forward(N, r.x.get());
+  r.model.forward(N, r.x.get(), PassContext{true, r.data_counter.get(), cfg_.seed});
   // loss: softmax cross-entropy and its gradient; adds loss and correct count to the step's
   // slots of r.metrics, which check_step moves to the epoch's if the step is finite
   r.model.loss().forward_backward(r.be, N, r.model.logits(), r.labels.get(), r.model.dlogits(),
