@@ -1,7 +1,8 @@
-// check_step of the cuda backend (cudnn inherits it): a two-pass reduction of the lowest index
-// of a non-finite gradient (each block writes its minimum to scratch, one block reduces those
-// and finishes the check), with no atomics, no host read-back and no allocation after the
-// first call, so the whole training step stays one capturable graph.
+// check_step of the cuda backend (cudnn inherits it): one launch finds the lowest index of a
+// non-finite gradient (block minima, reduced by the last block to finish, which also finishes
+// the check), with no host read-back and no allocation after the first call, so the whole
+// training step stays one capturable graph. (Two launches, reduce then finish, cost 4-6 us a
+// step on the H200: notes/measurements.md.)
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_check.hpp"
@@ -31,9 +32,14 @@ __device__ uint32_t block_min(uint32_t v) {
   return v;
 }
 
-// grads (n) -> partial[blockIdx.x]: the lowest non-finite index the block saw, or kAllFinite.
-// A thread's indices rise, so its first fault is its lowest and it stops there.
-__global__ void check_step_kernel_reduce(size_t n, const float* grads, uint32_t* partial) {
+// grads (n) -> the step's verdict in metrics and hyper (core/step_check_math.hpp), in one
+// launch: each block writes the lowest non-finite index it saw (or kAllFinite) to
+// partial[blockIdx.x]; the last block to finish (counted in *counter, which it puts back to
+// zero for the next replay) reduces the partials and finishes the check. A thread's indices
+// rise, so its first fault is its lowest and it stops there.
+__global__ void check_step_kernel(size_t n, const float* grads, uint32_t* partial,
+                                  unsigned* counter, const int32_t* step, float* metrics,
+                                  float* hyper) {
   uint32_t lowest = kAllFinite;
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
@@ -42,16 +48,23 @@ __global__ void check_step_kernel_reduce(size_t n, const float* grads, uint32_t*
       break;
     }
   lowest = block_min(lowest);
-  if (threadIdx.x == 0) partial[blockIdx.x] = lowest;
-}
-
-// partial (blocks) -> the step's verdict in metrics and hyper (core/step_check_math.hpp)
-__global__ void check_step_kernel_finish(int blocks, const uint32_t* partial,
-                                         const int32_t* step, float* metrics, float* hyper) {
-  uint32_t lowest = kAllFinite;
-  for (int b = threadIdx.x; b < blocks; b += kThreads) lowest = min(lowest, partial[b]);
+  __shared__ bool is_last;
+  if (threadIdx.x == 0) {
+    partial[blockIdx.x] = lowest;
+    __threadfence();  // the partial is visible before the count says so
+    is_last = atomicAdd(counter, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!is_last) return;
+  __threadfence();
+  lowest = kAllFinite;
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += kThreads)
+    lowest = min(lowest, __ldcg(&partial[b]));  // L2, not a stale L1 line
   lowest = block_min(lowest);
-  if (threadIdx.x == 0) finish_step_check(lowest, *step, metrics, hyper);
+  if (threadIdx.x == 0) {
+    finish_step_check(lowest, *step, metrics, hyper);
+    *counter = 0u;  // ready for the next launch (graph replays)
+  }
 }
 
 }  // namespace
@@ -64,12 +77,9 @@ void CudaBackend::check_step(size_t n, const float* grads, const int32_t* step, 
   const int blocks = cuda::grid_for(n, cuda::kThreads, ctx_.sm_count());
   // uint32 partials in the float scratch (same size); sized by the eager first step
   auto* partial = reinterpret_cast<uint32_t*>(ctx_.scratch(size_t(blocks)));
-  cuda::check_step_kernel_reduce<<<blocks, cuda::kThreads, 0, ctx_.stream()>>>(n, grads,
-                                                                               partial);
-  PCNN_CUDA_CHECK_LAUNCH("check_step_kernel_reduce");
-  cuda::check_step_kernel_finish<<<1, cuda::kThreads, 0, ctx_.stream()>>>(blocks, partial, step,
-                                                                          metrics, hyper);
-  PCNN_CUDA_CHECK_LAUNCH("check_step_kernel_finish");
+  cuda::check_step_kernel<<<blocks, cuda::kThreads, 0, ctx_.stream()>>>(
+      n, grads, partial, ctx_.counters(1), step, metrics, hyper);
+  PCNN_CUDA_CHECK_LAUNCH("check_step_kernel");
 }
 
 }  // namespace pcnn
