@@ -69,7 +69,15 @@ Tensor read_tensor(const uint8_t* data, size_t size, const std::string& what) {
       default: break;
     }
   }
-  for (int64_t d : t.dims) PCNN_CHECK(d >= 0, what << ": negative dimension " << d);
+  // A test tensor is small: bounding the element count keeps count() and the byte counts below
+  // from overflowing on a damaged file.
+  constexpr int64_t kMaxElements = int64_t(1) << 31;
+  int64_t elements = 1;
+  for (int64_t d : t.dims) {
+    PCNN_CHECK(d >= 0 && d <= kMaxElements, what << ": dimension " << d);
+    elements *= d;
+    PCNN_CHECK(elements <= kMaxElements, what << ": more than 2^31 elements");
+  }
   if (has_raw) decode_raw(t, raw, what);
   const size_t n = t.count();
   if (t.type == DataType::Float)

@@ -37,41 +37,41 @@ bool verbose() {
 }  // namespace
 
 TEST_SUITE("backend") {
-  TEST_CASE("onnx: libonnx-testdata's node cases at ONNX's tolerances") {
-    std::vector<Case> cases;
-    try {
-      cases = find_cases(cases_folder());
-    } catch (const std::exception& e) {
-      FAIL(std::string(e.what()));
-    }
-    int run = 0, passed = 0, skipped = 0;
-    std::set<std::string> ran;
-    if (verbose())
-      std::printf("| case | operator | on %s |\n|---|---|---|\n", backend_name().c_str());
-    for (const Case& c : cases) {
-      const Outcome o = run_onnx_case(backend(), c);
-      if (o.verdict == Verdict::Skipped) {
-        ++skipped;
-      } else {
-        ++run;
-        ran.insert(o.name);
-        passed += o.verdict == Verdict::Passed;
-      }
-      CHECK_MESSAGE(o.verdict != Verdict::Failed, "backend " << backend_name() << ", ONNX case "
-                                                             << o.name << " (" << o.op
-                                                             << "): " << o.detail);
-      if (verbose())
-        std::printf("| %s | %s | %s%s%s |\n", o.name.c_str(), o.op.empty() ? "-" : o.op.c_str(),
-                    to_string(o.verdict), o.detail.empty() ? "" : ": ", o.detail.c_str());
-    }
-    for (const std::string& name : kMustRun)
-      CHECK_MESSAGE(ran.count(name),
-                    "ONNX case " << name << " was skipped or not found; it should run");
-    std::printf(
-        "onnx cases on backend %s: %d run, %d passed, %d skipped "
-        "(PCNN_ONNX_VERBOSE=1 lists them with reasons)\n",
-        backend_name().c_str(), run, passed, skipped);
+TEST_CASE("onnx: libonnx-testdata's node cases at ONNX's tolerances") {
+  std::vector<Case> cases;
+  try {
+    cases = find_cases(cases_folder());
+  } catch (const std::exception& e) {
+    FAIL(std::string(e.what()));
   }
+  int run = 0, passed = 0, skipped = 0;
+  std::set<std::string> ran;
+  if (verbose())
+    std::printf("| case | operator | on %s |\n|---|---|---|\n", backend_name().c_str());
+  for (const Case& c : cases) {
+    const Outcome o = run_onnx_case(backend(), c);
+    if (o.verdict == Verdict::Skipped) {
+      ++skipped;
+    } else {
+      ++run;
+      ran.insert(o.name);
+      passed += o.verdict == Verdict::Passed;
+    }
+    CHECK_MESSAGE(o.verdict != Verdict::Failed, "backend " << backend_name() << ", ONNX case "
+                                                           << o.name << " (" << o.op
+                                                           << "): " << o.detail);
+    if (verbose())
+      std::printf("| %s | %s | %s%s%s |\n", o.name.c_str(), o.op.empty() ? "-" : o.op.c_str(),
+                  to_string(o.verdict), o.detail.empty() ? "" : ": ", o.detail.c_str());
+  }
+  for (const std::string& name : kMustRun)
+    CHECK_MESSAGE(ran.count(name),
+                  "ONNX case " << name << " was skipped or not found; it should run");
+  std::printf(
+      "onnx cases on backend %s: %d run, %d passed, %d skipped "
+      "(PCNN_ONNX_VERBOSE=1 lists them with reasons)\n",
+      backend_name().c_str(), run, passed, skipped);
+}
 
 }  // TEST_SUITE
 
