@@ -177,7 +177,8 @@ Plan map_conv(const Node& n, const Inputs& in, int64_t) {
   p.dims = {s.N, s.K, s.P(), s.Q()};
   p.run = [s, xv = x.floats, wv = w.floats,
            bv = b ? b->floats : std::vector<float>{}](Backend& be) {
-    DeviceArray<float> dx(be, xv), dw(be, wv), db(be, bv);
+    DeviceArray<float> dx(be, xv), dw(be, wv), db;
+    if (!bv.empty()) db = DeviceArray<float>(be, bv);  // no zero-byte copies to a device
     DeviceArray<float> y = poisoned(be, s.y_size());
     be.conv2d_forward(s, dx.get(), dw.get(), bv.empty() ? nullptr : db.get(), y.get());
     return y.download();
@@ -236,7 +237,8 @@ Plan map_gemm(const Node& n, const Inputs& in, int64_t) {
   Plan p;
   p.dims = {M, N};
   p.run = [=, av = A.floats, bv = B.floats](Backend& be) {
-    DeviceArray<float> da(be, av), db(be, bv), dc(be, c);
+    DeviceArray<float> da(be, av), db(be, bv), dc;
+    if (bias != Bias::None && bias != Bias::Full) dc = DeviceArray<float>(be, c);
     DeviceArray<float> y =
         bias == Bias::Full ? DeviceArray<float>(be, c) : poisoned(be, size_t(M) * N);
     be.gemm(ta, tb, M, N, K, alpha, da.get(), lda, db.get(), ldb, bias == Bias::Full ? beta : 0.f,
