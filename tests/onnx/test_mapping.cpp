@@ -1,7 +1,10 @@
-// The Gemm mapping's ways of adding C, which ONNX's own cases do not all reach (no case has a
-// column C (M,1), none a broadcast C with beta != 1 and a transposed A): every shape of C that
-// broadcasts to (M,N), beta 1 (bias_add) and 0.5 (C laid out on the host, gemm's beta), both
-// transposes, on the backend under test against double-precision loops.
+// Mapping paths ONNX's own cases do not reach, on the backend under test against double-precision
+// loops: Gemm's C in every shape that broadcasts to (M,N) (no case has a column C (M,1), none a
+// broadcast C with beta != 1 and a transposed A), beta 1 (bias_add) and 0.5 (C laid out on the
+// host, gemm's beta), both transposes; Softmax before opset 13 (every case is opset 13), which
+// flattens the input to 2-D at its axis.
+#include <cmath>
+
 #include "tests/compare.hpp"
 #include "tests/harness.hpp"
 #include "tests/onnx/mapping.hpp"
@@ -86,6 +89,41 @@ TEST_CASE("onnx mapping: Gemm with C as a matrix, a row, a column or a scalar, b
                                                << c_dims.size() << "-d, " << C.count()
                                                << " values): " << diff);
         }
+}
+
+TEST_CASE("onnx mapping: Softmax before opset 13 flattens the input to 2-D at axis") {
+  const Tensor x = float_tensor({3, 4, 5}, 7);
+  for (const int64_t axis : {0, 1, 2, -1}) {
+    Model m;
+    m.opset = 11;
+    Node n;
+    n.op_type = "Softmax";
+    n.inputs = {"x"};
+    n.outputs = {"y"};
+    n.attributes = {attribute("axis", axis)};
+    m.nodes = {n};
+    m.inputs = {"x"};
+    m.outputs = {"y"};
+    const Plan plan = plan_case(m, {&x});
+    REQUIRE(plan.skip == "");
+    // rows = product of the dims before axis, each row softmax-ed over the rest.
+    const size_t a = size_t(axis < 0 ? axis + 3 : axis);
+    size_t rows = 1;
+    for (size_t d = 0; d < a; ++d) rows *= size_t(x.dims[d]);
+    const size_t K = x.count() / rows;
+    Tensor want;
+    want.type = DataType::Float;
+    want.dims = x.dims;
+    for (size_t r = 0; r < rows; ++r) {
+      double top = -1e300, sum = 0;
+      for (size_t k = 0; k < K; ++k) top = std::max(top, double(x.floats[r * K + k]));
+      for (size_t k = 0; k < K; ++k) sum += std::exp(double(x.floats[r * K + k]) - top);
+      for (size_t k = 0; k < K; ++k)
+        want.floats.push_back(float(std::exp(double(x.floats[r * K + k]) - top) / sum));
+    }
+    const std::string diff = compare_to_reference(plan.run(backend()), plan.dims, want);
+    CHECK_MESSAGE(diff == "", "backend " << backend_name() << ", axis " << axis << ": " << diff);
+  }
 }
 
 }  // TEST_SUITE
