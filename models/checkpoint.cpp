@@ -3,10 +3,7 @@
 // equals the encoded one field for field; the decoder then checks that the fields fit together.
 #include "models/checkpoint.hpp"
 
-#include <sys/stat.h>
-
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "core/check.hpp"
@@ -14,6 +11,7 @@
 #include "models/json_text.hpp"
 #include "models/spec_check.hpp"
 #include "models/tensor_file.hpp"
+#include "models/whole_file.hpp"
 
 namespace pcnn {
 
@@ -206,17 +204,7 @@ void save_checkpoint(const std::string& path, const Checkpoint& c) {
 }
 
 Checkpoint load_checkpoint(const std::string& path) {
-  struct stat st {};
-  PCNN_CHECK(stat(path.c_str(), &st) == 0, "cannot open checkpoint '" << path << "'");
-  PCNN_CHECK(S_ISREG(st.st_mode), "checkpoint '" << path << "' is not a regular file");
-  PCNN_CHECK(uint64_t(st.st_size) <= kMaxCheckpointFile,
-             "'" << path << "' is " << st.st_size << " bytes, more than any checkpoint");
-  std::ifstream in(path, std::ios::binary);
-  std::string bytes(size_t(st.st_size), '\0');
-  in.read(&bytes[0], std::streamsize(bytes.size()));
-  PCNN_CHECK(in && in.gcount() == std::streamsize(bytes.size()),
-             "cannot read checkpoint '" << path << "'");
-  return decode_checkpoint(bytes, path);
+  return decode_checkpoint(read_whole_file(path, "checkpoint", kMaxCheckpointFile), path);
 }
 
 }  // namespace pcnn

@@ -2,10 +2,7 @@
 // that a file's contents fit together (spec, tensor names and shapes, values, normalisation).
 #include "models/serialize.hpp"
 
-#include <sys/stat.h>
-
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "core/check.hpp"
@@ -14,6 +11,7 @@
 #include "models/json_text.hpp"
 #include "models/spec_check.hpp"
 #include "models/tensor_file.hpp"
+#include "models/whole_file.hpp"
 
 namespace pcnn {
 
@@ -106,17 +104,7 @@ void save_model(const std::string& path, const SavedModel& m) {
 }
 
 SavedModel load_model(const std::string& path) {
-  struct stat st {};
-  PCNN_CHECK(stat(path.c_str(), &st) == 0, "cannot open model file '" << path << "'");
-  PCNN_CHECK(S_ISREG(st.st_mode), "model file '" << path << "' is not a regular file");
-  PCNN_CHECK(uint64_t(st.st_size) <= kMaxModelFile, "'" << path << "' is " << st.st_size
-                                                        << " bytes, more than any model file");
-  std::ifstream in(path, std::ios::binary);
-  PCNN_CHECK(in, "cannot open model file '" << path << "'");
-  std::string bytes(size_t(st.st_size), '\0');
-  in.read(&bytes[0], std::streamsize(bytes.size()));
-  PCNN_CHECK(in.gcount() == std::streamsize(bytes.size()), "cannot read model file '" << path << "'");
-  return decode_model(bytes, path);
+  return decode_model(read_whole_file(path, "model file", kMaxModelFile), path);
 }
 
 }  // namespace pcnn

@@ -23,6 +23,15 @@ Backend& backend() { return *g_backend; }
 Backend& reference() { return *g_reference; }
 const std::string& backend_name() { return g_name; }
 
+TrainConfig adam_config(int batch, uint32_t seed, float lr) {
+  TrainConfig cfg;
+  cfg.batch = batch;
+  cfg.seed = seed;
+  cfg.optimizer.kind = "adam";
+  cfg.optimizer.lr = lr;
+  return cfg;
+}
+
 void check_close(const std::string& what, const std::vector<float>& got,
                  const std::vector<float>& want, double tol) {
   const Comparison c = compare(got, want, tol);

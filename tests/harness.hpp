@@ -12,6 +12,7 @@
 #include "backends/backend.hpp"
 #include "backends/device_array.hpp"
 #include "tests/compare.hpp"
+#include "train/trainer.hpp"
 
 namespace pcnn::test {
 
@@ -28,5 +29,21 @@ DeviceArray<T> to_device(Backend& be, const std::vector<T>& host) {
 // Checks got against want (tests/compare.hpp); a failure names the backend and `what`.
 void check_close(const std::string& what, const std::vector<float>& got,
                  const std::vector<float>& want, double tol);
+
+// Checks that a and b hold equal values in each field named (pointers to members of T); a
+// failure shows both values and names `what` and the field's place in the list (from 0).
+template <class T, class... F>
+void check_same_fields(const std::string& what, const T& a, const T& b, F T::*... fields) {
+  int place = 0;
+  const auto check = [&](auto field) {
+    CHECK_MESSAGE(a.*field == b.*field, what << ", field " << place);
+    ++place;
+  };
+  (check(fields), ...);
+}
+
+// The tests' short training runs: Adam with this batch, seed and learning rate; the rest as
+// TrainConfig has it.
+TrainConfig adam_config(int batch, uint32_t seed, float lr);
 
 }  // namespace pcnn::test

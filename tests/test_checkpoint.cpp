@@ -84,8 +84,7 @@ Checkpoint full_checkpoint(const std::string& optimizer) {
 }
 
 void check_same_row(const LogRow& a, const LogRow& b) {
-  CHECK(a.epoch == b.epoch);
-  CHECK(a.step == b.step);
+  check_same_fields("log row", a, b, &LogRow::epoch, &LogRow::step);
   for (auto field : {&LogRow::train_loss, &LogRow::train_accuracy, &LogRow::test_loss,
                      &LogRow::test_accuracy, &LogRow::learning_rate, &LogRow::images_per_s,
                      &LogRow::elapsed_s})
@@ -94,38 +93,21 @@ void check_same_row(const LogRow& a, const LogRow& b) {
 
 void check_same(const Checkpoint& a, const Checkpoint& b) {
   CHECK(to_json(a.run.spec) == to_json(b.run.spec));
-  CHECK(a.run.optimizer == b.run.optimizer);
-  CHECK(a.run.lr == b.run.lr);
-  CHECK(a.run.momentum == b.run.momentum);
-  CHECK(a.run.weight_decay == b.run.weight_decay);
-  CHECK(a.run.lr_decay == b.run.lr_decay);
-  CHECK(a.run.batch == b.run.batch);
-  CHECK(a.run.epochs == b.run.epochs);
-  CHECK(a.run.limit == b.run.limit);
-  CHECK(a.run.replicas == b.run.replicas);
-  CHECK(a.run.seed == b.run.seed);
-  CHECK(a.run.norm.mean == b.run.norm.mean);
-  CHECK(a.run.norm.inv_std == b.run.norm.inv_std);
-  CHECK(a.data == b.data);
-  CHECK(a.steps_per_epoch == b.steps_per_epoch);
-  CHECK(a.state.global_step == b.state.global_step);
-  CHECK(a.state.params == b.state.params);
-  CHECK(a.state.moment1 == b.state.moment1);
-  CHECK(a.state.moment2 == b.state.moment2);
-  CHECK(a.state.metrics == b.state.metrics);
+  using R = RunSettings;
+  check_same_fields("run", a.run, b.run, &R::optimizer, &R::lr, &R::momentum, &R::weight_decay,
+                    &R::lr_decay, &R::batch, &R::epochs, &R::limit, &R::replicas, &R::seed);
+  check_same_fields("norm", a.run.norm, b.run.norm, &Normalization::mean, &Normalization::inv_std);
+  check_same_fields("checkpoint", a, b, &Checkpoint::data, &Checkpoint::steps_per_epoch,
+                    &Checkpoint::elapsed_s, &Checkpoint::checkpoint_every, &Checkpoint::backend,
+                    &Checkpoint::threads);
+  using S = TrainingState;
+  check_same_fields("state", a.state, b.state, &S::global_step, &S::params, &S::moment1,
+                    &S::moment2, &S::metrics);
   REQUIRE(a.history.size() == b.history.size());
   for (size_t i = 0; i < a.history.size(); ++i) check_same_row(a.history[i], b.history[i]);
-  CHECK(a.log_mark.epoch == b.log_mark.epoch);
-  CHECK(a.log_mark.step == b.log_mark.step);
-  CHECK(a.log_mark.steps == b.log_mark.steps);
-  CHECK(a.log_mark.images == b.log_mark.images);
-  CHECK(a.log_mark.loss_sum == b.log_mark.loss_sum);
-  CHECK(a.log_mark.correct == b.log_mark.correct);
-  CHECK(a.log_mark.seconds == b.log_mark.seconds);
-  CHECK(a.elapsed_s == b.elapsed_s);
-  CHECK(a.checkpoint_every == b.checkpoint_every);
-  CHECK(a.backend == b.backend);
-  CHECK(a.threads == b.threads);
+  using P = StepProgress;
+  check_same_fields("log mark", a.log_mark, b.log_mark, &P::epoch, &P::step, &P::steps,
+                    &P::images, &P::loss_sum, &P::correct, &P::seconds);
 }
 
 // A copy of bytes with one metadata value edited (from -> to) and the crc32 made right
@@ -211,11 +193,7 @@ namespace {
 std::vector<float> run_with_stop(int stop_at) {
   const Dataset data = synthetic_dataset(7 * 8 + 5, 28, 28, 31);  // a partial batch is dropped
   const ModelSpec spec = builtin_model("lenet5");
-  TrainConfig cfg;
-  cfg.batch = 8;
-  cfg.seed = 9;
-  cfg.optimizer.kind = "adam";
-  cfg.optimizer.lr = 2e-3f;
+  TrainConfig cfg = adam_config(8, 9, 2e-3f);
   cfg.optimizer.weight_decay = 1e-4f;
   cfg.lr_decay = 0.5f;
   const Normalization norm{0.2f, 3.f};

@@ -115,11 +115,7 @@ TEST_SUITE("backend") {
 TEST_CASE("data parallel: R replicas train exactly like one device, weights stay identical") {
   const Dataset data = synthetic_dataset(72, 28, 28, 21);
   const ModelSpec spec = builtin_model("lenet5");
-  TrainConfig cfg;
-  cfg.batch = 12;
-  cfg.seed = 5;
-  cfg.optimizer.kind = "adam";
-  cfg.optimizer.lr = 2e-3f;
+  const TrainConfig cfg = adam_config(12, 5, 2e-3f);
   const Normalization norm{0.2f, 3.f};
 
   Model single(backend(), spec, 12, 8);

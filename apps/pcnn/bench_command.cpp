@@ -102,9 +102,9 @@ Command add_bench_command(CLI::App& app) {
   sub->add_option("--per-layer", b.per_layer,
                   "batch sizes with a per-layer breakdown: largest, all or none")
       ->check(one_of({"largest", "all", "none"}, "--per-layer choice"))->capture_default_str();
-  sub->add_option("--data,-d", b.data_dir, "MNIST-format folder to draw batches from "
-                                        "(default: synthetic images; speed does not depend on them)")
-      ->check(not_empty());
+  add_path_option(*sub, "--data,-d", b.data_dir,
+                  "MNIST-format folder to draw batches from "
+                  "(default: synthetic images; speed does not depend on them)");
   sub->add_option("--images", b.synthetic_images, "synthetic images to draw batches from")
       ->check(whole_number(1, kMaxSyntheticImages))->capture_default_str();
   sub->add_option("--optimizer", b.optimizer,
@@ -115,12 +115,11 @@ Command add_bench_command(CLI::App& app) {
   sub->add_flag("--isolate", b.isolate,
                 "run each CPU backend and thread count in its own child process (always done "
                 "for kokkos when --threads has several values)");
-  sub->add_option("--out", o->out, "write bench.json, bench.csv, bench_layers.csv and SVG graphs here")
-      ->check(not_empty());
+  add_path_option(*sub, "--out", o->out,
+                  "write bench.json, bench.csv, bench_layers.csv and SVG graphs here");
   sub->add_flag("--json-only", o->json_only, "print only the JSON report on stdout (child runs)");
-  sub->add_option("--from", o->from,
-                  "measure nothing: print (and with --out, rewrite and plot) this bench.json")
-      ->check(not_empty());
+  add_path_option(*sub, "--from", o->from,
+                  "measure nothing: print (and with --out, rewrite and plot) this bench.json");
   return {sub, [o] { return run_bench_command(*o); }};
 }
 

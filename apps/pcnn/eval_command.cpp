@@ -15,10 +15,9 @@ Command add_eval_command(CLI::App& app) {
   struct Options { std::string load, data, backend; int threads = 0, batch = 256, limit = 0; };
   auto o = std::make_shared<Options>();
   auto* sub = app.add_subcommand("eval", "Test accuracy of a saved model");
-  sub->add_option("--load", o->load, "model file written by pcnn train --save")
-      ->required()->check(not_empty());
-  sub->add_option("--data,-d", o->data, "folder with the MNIST-format files (default: Fashion-MNIST)")
-      ->check(not_empty());
+  add_path_option(*sub, "--load", o->load, "model file written by pcnn train --save")->required();
+  add_path_option(*sub, "--data,-d", o->data,
+                  "folder with the MNIST-format files (default: Fashion-MNIST)");
   sub->add_option("--limit", o->limit, "use only the first N test images (quick runs)")
       ->check(whole_number(1, kMaxImages));
   add_backend_option(*sub, o->backend);

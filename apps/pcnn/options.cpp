@@ -143,6 +143,11 @@ CLI::Option* add_backend_option(CLI::App& app, std::string& backend) {
       ->check(backend_name());
 }
 
+CLI::Option* add_path_option(CLI::App& app, const std::string& names, std::string& path,
+                             const std::string& help) {
+  return app.add_option(names, path, help)->check(not_empty());
+}
+
 CLI::Option* add_model_option(CLI::App& app, std::string& model) {
   return app.add_option(kModelNames, model, "lenet5, simard2003, mlp, or a JSON spec file")
       ->check(single("model"))

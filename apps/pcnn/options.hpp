@@ -65,6 +65,9 @@ CLI::Option* add_batch_option(CLI::App& app, int& batch, const std::string& help
 CLI::Option* add_backend_option(CLI::App& app, std::vector<std::string>& backends);
 CLI::Option* add_model_option(CLI::App& app, std::vector<std::string>& models);
 CLI::Option* add_batch_option(CLI::App& app, std::vector<int>& batches, const std::string& help);
+// An option naming a file or folder: its value must not be empty.
+CLI::Option* add_path_option(CLI::App& app, const std::string& names, std::string& path,
+                             const std::string& help);
 // --threads: one count (train, eval, backends) or a list (bench), 0 = all cores.
 CLI::Option* add_threads_option(CLI::App& app, int& threads, const std::string& help);
 CLI::Option* add_threads_option(CLI::App& app, std::vector<int>& threads, const std::string& help);

@@ -11,9 +11,8 @@ Command add_plot_command(CLI::App& app) {
   struct Options { std::string log, out, title = "training"; };
   auto o = std::make_shared<Options>();
   auto* sub = app.add_subcommand("plot", "Draw training curves (SVG) from a pcnn train --log file");
-  sub->add_option("--log", o->log, "CSV written by pcnn train --log")
-      ->required()->check(not_empty());
-  sub->add_option("--out,-o", o->out, "SVG file to write")->required()->check(not_empty());
+  add_path_option(*sub, "--log", o->log, "CSV written by pcnn train --log")->required();
+  add_path_option(*sub, "--out,-o", o->out, "SVG file to write")->required();
   sub->add_option("--title", o->title, "what the charts are titled with")->capture_default_str();
   return {sub, [o] {
             write_training_plot(o->out, o->title, read_training_log(o->log));

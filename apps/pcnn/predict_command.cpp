@@ -49,12 +49,11 @@ int run_predict(const PredictOptions& o) {
 Command add_predict_command(CLI::App& app) {
   auto o = std::make_shared<PredictOptions>();
   auto* sub = app.add_subcommand("predict", "Classify images with a saved model");
-  sub->add_option("--load", o->load, "model file written by pcnn train --save")
-      ->required()->check(not_empty());
-  sub->add_option("--images", o->images,
+  add_path_option(*sub, "--load", o->load, "model file written by pcnn train --save")->required();
+  add_path_option(*sub, "--images", o->images,
                   "IDX image file (e.g. t10k-images-idx3-ubyte.gz) with images no larger than "
                   "the model's input")
-      ->required()->check(not_empty());
+      ->required();
   sub->add_option("--first", o->first, "index of the first image to classify")
       ->check(whole_number(0, kMaxImages))->capture_default_str();
   sub->add_option("--count,-n", o->count, "how many images to classify")

@@ -422,9 +422,8 @@ Command add_train_command(CLI::App& app) {
   auto* sub = app.add_subcommand("train", "Train a model (default: LeNet-5 on Fashion-MNIST)");
   add_backend_option(*sub, o->backend);
   add_model_option(*sub, o->model);
-  sub->add_option("--data,-d", o->data,
-                  "folder with the four MNIST-format files (default: Fashion-MNIST)")
-      ->check(not_empty());
+  add_path_option(*sub, "--data,-d", o->data,
+                  "folder with the four MNIST-format files (default: Fashion-MNIST)");
   sub->add_option("--limit", o->limit,
                   "use only the first N training and N test images (quick runs)")
       ->check(whole_number(1, kMaxImages));
@@ -445,16 +444,13 @@ Command add_train_command(CLI::App& app) {
       ->check(whole_number(0, kMaxSeed))->capture_default_str();
   sub->add_option("--threads", o->threads, "CPU threads (0 = all cores)")
       ->check(whole_number(0, kMaxThreads))->capture_default_str();
-  sub->add_option("--save", o->save, "write the trained model to this file")
-      ->check(not_empty());
-  sub->add_option("--log", o->log,
-                  "write the training log here (CSV: a row per epoch, and per --log-every steps)")
-      ->check(not_empty());
+  add_path_option(*sub, "--save", o->save, "write the trained model to this file");
+  add_path_option(*sub, "--log", o->log,
+                  "write the training log here (CSV: a row per epoch, and per --log-every steps)");
   sub->add_option("--log-every", o->log_every,
                   "also log a row every N steps (loss, accuracy and speed over those steps)")
       ->check(whole_number(1, kMaxSteps));
-  sub->add_option("--plot", o->plot, "write the training curves (SVG) to this file")
-      ->check(not_empty());
+  add_path_option(*sub, "--plot", o->plot, "write the training curves (SVG) to this file");
   sub->add_option("--progress-every", o->progress_every,
                   "a progress line every N steps (default: redrawn 4x a second on a terminal, "
                   "a line every 10 s otherwise)")->check(whole_number(1, kMaxSteps));

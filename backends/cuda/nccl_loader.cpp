@@ -7,18 +7,9 @@
 
 #include "backends/cuda/dynamic_library.hpp"
 
-namespace {
-
-#ifndef PCNN_NCCL_LIBRARY
-#define PCNN_NCCL_LIBRARY "libnccl.so.2"
-#endif
-
-const pcnn::cuda::DynamicLibrary& nccl_library() {
-  static const pcnn::cuda::DynamicLibrary lib{PCNN_NCCL_LIBRARY, "libnccl.so.2", "libnccl.so"};
-  return lib;
-}
-
-}  // namespace
+// PCNN_NCCL_LIBRARY: the library found when the build was configured (CMake defines it); then the
+// sonames the loader may find.
+PCNN_DYNAMIC_LIBRARY(nccl_library, PCNN_NCCL_LIBRARY, "libnccl.so.2", "libnccl.so")
 
 #define PCNN_NCCL_FORWARD(name, params, args) \
   PCNN_DYNAMIC_FORWARD(nccl_library(), ncclResult_t, name, ncclSystemError, params, args)
@@ -34,11 +25,4 @@ PCNN_NCCL_FORWARD(ncclAllReduce,
 PCNN_NCCL_FORWARD(ncclGroupStart, (), ())
 PCNN_NCCL_FORWARD(ncclGroupEnd, (), ())
 
-extern "C" const char* ncclGetErrorString(ncclResult_t result) {
-  using Fn = const char* (*)(ncclResult_t);
-  static const Fn fn = nccl_library().symbol<Fn>("ncclGetErrorString");
-  if (fn) return fn(result);
-  static const std::string missing =
-      "the NCCL library could not be loaded (" + nccl_library().error() + ")";
-  return missing.c_str();
-}
+PCNN_DYNAMIC_ERROR_STRING(nccl_library(), "NCCL", ncclGetErrorString, ncclResult_t)

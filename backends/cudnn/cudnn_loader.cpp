@@ -2,25 +2,17 @@
 // why): this file defines every cuDNN entry point the backend calls and forwards each to the
 // library opened on first use. Without the library, cudnnCreate fails with a message naming it
 // and the backend reports itself unusable; no other entry point is reached before that.
+// Each definition must match cudnn.h's declaration (a C function declared twice with other
+// parameters does not compile), so the rows below are checked against the header.
 #include <cudnn.h>
 
 #include <string>
 
 #include "backends/cuda/dynamic_library.hpp"
 
-namespace {
-
-#ifndef PCNN_CUDNN_LIBRARY
-#define PCNN_CUDNN_LIBRARY "libcudnn.so"
-#endif
-
-const pcnn::cuda::DynamicLibrary& cudnn_library() {
-  // The library this build was configured with, then whatever the loader finds by soname.
-  static const pcnn::cuda::DynamicLibrary lib{PCNN_CUDNN_LIBRARY, "libcudnn.so.9", "libcudnn.so"};
-  return lib;
-}
-
-}  // namespace
+// PCNN_CUDNN_LIBRARY: the library found when the build was configured (CMake defines it); then the
+// sonames the loader may find.
+PCNN_DYNAMIC_LIBRARY(cudnn_library, PCNN_CUDNN_LIBRARY, "libcudnn.so.9", "libcudnn.so")
 
 #define PCNN_CUDNN_FORWARD(name, params, args)                                                \
   PCNN_DYNAMIC_FORWARD(cudnn_library(), cudnnStatus_t, name, CUDNN_STATUS_NOT_INITIALIZED, \
@@ -30,127 +22,64 @@ PCNN_CUDNN_FORWARD(cudnnAddTensor, (cudnnHandle_t handle, const void* alpha,
                     const cudnnTensorDescriptor_t aDesc, const void* A, const void* beta,
                     const cudnnTensorDescriptor_t cDesc, void* C),
                    (handle, alpha, aDesc, A, beta, cDesc, C))
-PCNN_CUDNN_FORWARD(cudnnConvolutionBackwardData, (cudnnHandle_t handle, const void* alpha,
-                    const cudnnFilterDescriptor_t wDesc, const void* w,
-                    const cudnnTensorDescriptor_t dyDesc, const void* dy,
-                    const cudnnConvolutionDescriptor_t convDesc,
-                    cudnnConvolutionBwdDataAlgo_t algo, void* workSpace,
-                    size_t workSpaceSizeInBytes, const void* beta,
-                    const cudnnTensorDescriptor_t dxDesc, void* dx),
-                   (handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace,
-                    workSpaceSizeInBytes, beta, dxDesc, dx))
-PCNN_CUDNN_FORWARD(cudnnConvolutionBackwardFilter, (cudnnHandle_t handle, const void* alpha,
-                    const cudnnTensorDescriptor_t xDesc, const void* x,
-                    const cudnnTensorDescriptor_t dyDesc, const void* dy,
-                    const cudnnConvolutionDescriptor_t convDesc,
-                    cudnnConvolutionBwdFilterAlgo_t algo, void* workSpace,
-                    size_t workSpaceSizeInBytes, const void* beta,
-                    const cudnnFilterDescriptor_t dwDesc, void* dw),
-                   (handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace,
-                    workSpaceSizeInBytes, beta, dwDesc, dw))
-PCNN_CUDNN_FORWARD(cudnnConvolutionForward, (cudnnHandle_t handle, const void* alpha,
-                    const cudnnTensorDescriptor_t xDesc, const void* x,
-                    const cudnnFilterDescriptor_t wDesc, const void* w,
-                    const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo,
-                    void* workSpace, size_t workSpaceSizeInBytes, const void* beta,
-                    const cudnnTensorDescriptor_t yDesc, void* y),
-                   (handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace,
-                    workSpaceSizeInBytes, beta, yDesc, y))
-PCNN_CUDNN_FORWARD(cudnnCreate, (cudnnHandle_t* handle),
-                   (handle))
-PCNN_CUDNN_FORWARD(cudnnCreateConvolutionDescriptor, (cudnnConvolutionDescriptor_t* convDesc),
-                   (convDesc))
-PCNN_CUDNN_FORWARD(cudnnCreateFilterDescriptor, (cudnnFilterDescriptor_t* filterDesc),
-                   (filterDesc))
-PCNN_CUDNN_FORWARD(cudnnCreatePoolingDescriptor, (cudnnPoolingDescriptor_t* poolingDesc),
-                   (poolingDesc))
-PCNN_CUDNN_FORWARD(cudnnCreateTensorDescriptor, (cudnnTensorDescriptor_t* tensorDesc),
-                   (tensorDesc))
-PCNN_CUDNN_FORWARD(cudnnDestroy, (cudnnHandle_t handle),
-                   (handle))
-PCNN_CUDNN_FORWARD(cudnnDestroyConvolutionDescriptor, (cudnnConvolutionDescriptor_t convDesc),
-                   (convDesc))
-PCNN_CUDNN_FORWARD(cudnnDestroyFilterDescriptor, (cudnnFilterDescriptor_t filterDesc),
-                   (filterDesc))
-PCNN_CUDNN_FORWARD(cudnnDestroyPoolingDescriptor, (cudnnPoolingDescriptor_t poolingDesc),
-                   (poolingDesc))
-PCNN_CUDNN_FORWARD(cudnnDestroyTensorDescriptor, (cudnnTensorDescriptor_t tensorDesc),
-                   (tensorDesc))
-PCNN_CUDNN_FORWARD(cudnnFindConvolutionBackwardDataAlgorithm, (cudnnHandle_t handle,
-                    const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc,
-                    const cudnnConvolutionDescriptor_t convDesc,
-                    const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount,
-                    int* returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t* perfResults),
-                   (handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount,
-                    perfResults))
-PCNN_CUDNN_FORWARD(cudnnFindConvolutionBackwardFilterAlgorithm, (cudnnHandle_t handle,
-                    const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc,
-                    const cudnnConvolutionDescriptor_t convDesc,
-                    const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount,
-                    int* returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t* perfResults),
-                   (handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount,
-                    perfResults))
-PCNN_CUDNN_FORWARD(cudnnFindConvolutionForwardAlgorithm, (cudnnHandle_t handle,
-                    const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc,
-                    const cudnnConvolutionDescriptor_t convDesc,
-                    const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount,
-                    int* returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t* perfResults),
-                   (handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount,
-                    perfResults))
+PCNN_CUDNN_FORWARD(cudnnCreate, (cudnnHandle_t* handle), (handle))
+PCNN_CUDNN_FORWARD(cudnnDestroy, (cudnnHandle_t handle), (handle))
+
+// The three convolution directions take their descriptors in one order: the two operands, the
+// convolution, the result (Forward: x, w, y; BackwardData: w, dy, dx; BackwardFilter: x, dy, dw).
+// Each row gives a direction's name, those three descriptor types, its algorithm enum and its
+// performance record; every entry point of a direction has the same shape in those terms.
+#define PCNN_CUDNN_CONV_DIRECTIONS(X)                                                        \
+  X(Forward, cudnnTensorDescriptor_t, cudnnFilterDescriptor_t, cudnnTensorDescriptor_t,     \
+    cudnnConvolutionFwdAlgo_t, cudnnConvolutionFwdAlgoPerf_t)                               \
+  X(BackwardData, cudnnFilterDescriptor_t, cudnnTensorDescriptor_t, cudnnTensorDescriptor_t, \
+    cudnnConvolutionBwdDataAlgo_t, cudnnConvolutionBwdDataAlgoPerf_t)                       \
+  X(BackwardFilter, cudnnTensorDescriptor_t, cudnnTensorDescriptor_t, cudnnFilterDescriptor_t, \
+    cudnnConvolutionBwdFilterAlgo_t, cudnnConvolutionBwdFilterAlgoPerf_t)
+
+// The timed (Find...) and the heuristic (Get..._v7) algorithm search have one signature.
+#define PCNN_CUDNN_ALGO_SEARCH(name, ADesc, BDesc, CDesc, Perf)                               \
+  PCNN_CUDNN_FORWARD(name, (cudnnHandle_t handle, const ADesc aDesc, const BDesc bDesc,       \
+                      const cudnnConvolutionDescriptor_t convDesc, const CDesc cDesc,         \
+                      const int requestedAlgoCount, int* returnedAlgoCount, Perf* perfResults), \
+                     (handle, aDesc, bDesc, convDesc, cDesc, requestedAlgoCount,              \
+                      returnedAlgoCount, perfResults))
+
+// A direction's run, its two algorithm searches (timed and heuristic), its workspace size and
+// how many algorithms it has.
+#define PCNN_CUDNN_CONV_DIRECTION(dir, ADesc, BDesc, CDesc, Algo, Perf)                       \
+  PCNN_CUDNN_FORWARD(cudnnConvolution##dir, (cudnnHandle_t handle, const void* alpha,         \
+                      const ADesc aDesc, const void* a, const BDesc bDesc, const void* b,     \
+                      const cudnnConvolutionDescriptor_t convDesc, Algo algo, void* workSpace, \
+                      size_t workSpaceSizeInBytes, const void* beta, const CDesc cDesc,       \
+                      void* c),                                                               \
+                     (handle, alpha, aDesc, a, bDesc, b, convDesc, algo, workSpace,           \
+                      workSpaceSizeInBytes, beta, cDesc, c))                                  \
+  PCNN_CUDNN_ALGO_SEARCH(cudnnFindConvolution##dir##Algorithm, ADesc, BDesc, CDesc, Perf)      \
+  PCNN_CUDNN_ALGO_SEARCH(cudnnGetConvolution##dir##Algorithm_v7, ADesc, BDesc, CDesc, Perf)    \
+  PCNN_CUDNN_FORWARD(cudnnGetConvolution##dir##WorkspaceSize, (cudnnHandle_t handle,          \
+                      const ADesc aDesc, const BDesc bDesc,                                   \
+                      const cudnnConvolutionDescriptor_t convDesc, const CDesc cDesc,         \
+                      Algo algo, size_t* sizeInBytes),                                        \
+                     (handle, aDesc, bDesc, convDesc, cDesc, algo, sizeInBytes))              \
+  PCNN_CUDNN_FORWARD(cudnnGetConvolution##dir##AlgorithmMaxCount,                             \
+                     (cudnnHandle_t handle, int* count), (handle, count))
+
+PCNN_CUDNN_CONV_DIRECTIONS(PCNN_CUDNN_CONV_DIRECTION)
+
+// The descriptor kinds the backend makes, each created and destroyed.
+#define PCNN_CUDNN_DESCRIPTOR_KINDS(X) X(Convolution) X(Filter) X(Pooling) X(Tensor)
+#define PCNN_CUDNN_DESCRIPTOR_LIFETIME(kind)                                                  \
+  PCNN_CUDNN_FORWARD(cudnnCreate##kind##Descriptor, (cudnn##kind##Descriptor_t * desc), (desc)) \
+  PCNN_CUDNN_FORWARD(cudnnDestroy##kind##Descriptor, (cudnn##kind##Descriptor_t desc), (desc))
+
+PCNN_CUDNN_DESCRIPTOR_KINDS(PCNN_CUDNN_DESCRIPTOR_LIFETIME)
+
 PCNN_CUDNN_FORWARD(cudnnGetConvolution2dForwardOutputDim, (
                     const cudnnConvolutionDescriptor_t convDesc,
                     const cudnnTensorDescriptor_t inputTensorDesc,
                     const cudnnFilterDescriptor_t filterDesc, int* n, int* c, int* h, int* w),
                    (convDesc, inputTensorDesc, filterDesc, n, c, h, w))
-PCNN_CUDNN_FORWARD(cudnnGetConvolutionBackwardDataAlgorithmMaxCount, (cudnnHandle_t handle,
-                    int* count),
-                   (handle, count))
-PCNN_CUDNN_FORWARD(cudnnGetConvolutionBackwardDataAlgorithm_v7, (cudnnHandle_t handle,
-                    const cudnnFilterDescriptor_t filterDesc,
-                    const cudnnTensorDescriptor_t diffDesc,
-                    const cudnnConvolutionDescriptor_t convDesc,
-                    const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount,
-                    int* returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t* perfResults),
-                   (handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount,
-                    returnedAlgoCount, perfResults))
-PCNN_CUDNN_FORWARD(cudnnGetConvolutionBackwardDataWorkspaceSize, (cudnnHandle_t handle,
-                    const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc,
-                    const cudnnConvolutionDescriptor_t convDesc,
-                    const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo,
-                    size_t* sizeInBytes),
-                   (handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes))
-PCNN_CUDNN_FORWARD(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount, (cudnnHandle_t handle,
-                    int* count),
-                   (handle, count))
-PCNN_CUDNN_FORWARD(cudnnGetConvolutionBackwardFilterAlgorithm_v7, (cudnnHandle_t handle,
-                    const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc,
-                    const cudnnConvolutionDescriptor_t convDesc,
-                    const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount,
-                    int* returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t* perfResults),
-                   (handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount,
-                    returnedAlgoCount, perfResults))
-PCNN_CUDNN_FORWARD(cudnnGetConvolutionBackwardFilterWorkspaceSize, (cudnnHandle_t handle,
-                    const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc,
-                    const cudnnConvolutionDescriptor_t convDesc,
-                    const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo,
-                    size_t* sizeInBytes),
-                   (handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes))
-PCNN_CUDNN_FORWARD(cudnnGetConvolutionForwardAlgorithmMaxCount, (cudnnHandle_t handle, int* count),
-                   (handle, count))
-PCNN_CUDNN_FORWARD(cudnnGetConvolutionForwardAlgorithm_v7, (cudnnHandle_t handle,
-                    const cudnnTensorDescriptor_t srcDesc,
-                    const cudnnFilterDescriptor_t filterDesc,
-                    const cudnnConvolutionDescriptor_t convDesc,
-                    const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount,
-                    int* returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t* perfResults),
-                   (handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount,
-                    returnedAlgoCount, perfResults))
-PCNN_CUDNN_FORWARD(cudnnGetConvolutionForwardWorkspaceSize, (cudnnHandle_t handle,
-                    const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc,
-                    const cudnnConvolutionDescriptor_t convDesc,
-                    const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo,
-                    size_t* sizeInBytes),
-                   (handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes))
 PCNN_CUDNN_FORWARD(cudnnPoolingBackward, (cudnnHandle_t handle,
                     const cudnnPoolingDescriptor_t poolingDesc, const void* alpha,
                     const cudnnTensorDescriptor_t yDesc, const void* y,
@@ -189,14 +118,7 @@ PCNN_CUDNN_FORWARD(cudnnSetTensor4dDescriptor, (cudnnTensorDescriptor_t tensorDe
 
 PCNN_DYNAMIC_FORWARD(cudnn_library(), size_t, cudnnGetVersion, size_t(0), (), ())
 
-extern "C" const char* cudnnGetErrorString(cudnnStatus_t status) {
-  using Fn = const char* (*)(cudnnStatus_t);
-  static const Fn fn = cudnn_library().symbol<Fn>("cudnnGetErrorString");
-  if (fn) return fn(status);
-  static const std::string missing = "the cuDNN library could not be loaded (" +
-                                     cudnn_library().error() + ")";
-  return missing.c_str();
-}
+PCNN_DYNAMIC_ERROR_STRING(cudnn_library(), "cuDNN", cudnnGetErrorString, cudnnStatus_t)
 
 extern "C" void cudnnGetLastErrorString(char* message, size_t max_size) {
   using Fn = void (*)(char*, size_t);

@@ -6,6 +6,7 @@
 # before, after, before, after, so that drift between runs shows. Logs and bench files in $OUT.
 # Usage: [BA_GPU_ONLY=1 | BA_BUILD_ONLY=1] scripts/device/before_after.sh BEFORE_TAR [AFTER_BUILD]
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 tarball=$(realpath "$1") after=${2:-build-gpu} out=${OUT:-/tmp/pcnn-out}
 src=$PWD data=$PWD/.deps/device/fashion-mnist
 mkdir -p "$out"
@@ -16,16 +17,14 @@ stamp=$(sha1sum "$tarball" | cut -d' ' -f1)
 if [ ! -x "$before" ] || [ "$(cat /tmp/before/.tarball 2>/dev/null)" != "$stamp" ]; then
   rm -rf /tmp/before && mkdir -p /tmp/before && tar -C /tmp/before -xf "$tarball"
   ln -s "$src/.deps" /tmp/before/.deps
-  args=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DPCNN_EXTRA_INCLUDE_DIR="$src/.deps/device/include")
-  [ -d .deps/kokkos-cuda ] && args+=(-DPCNN_KOKKOS_FLAVOR=cuda)
-  (cd /tmp/before && cmake -S . -B build-gpu "${args[@]}" > "$out/before_build.log" 2>&1 &&
+  cmake_gpu_args "$src"
+  (cd /tmp/before && cmake -S . -B build-gpu "${gpu_args[@]}" > "$out/before_build.log" 2>&1 &&
     cmake --build build-gpu -j "$(nproc)" -t pcnn_cli >> "$out/before_build.log" 2>&1) ||
     { echo "before_after: the earlier tree did not build"; tail -20 "$out/before_build.log"; exit 1; }
   echo "$stamp" > /tmp/before/.tarball
 fi
 [ "${BA_BUILD_ONLY:-0}" = 1 ] && exit 0  # BA_BUILD_ONLY=1: just build the earlier tree there
-all=serial,openmp,cudnn,cuda
-grep -q "^kokkos " <("$after/pcnn" backends) && all=serial,openmp,kokkos,cudnn,cuda
+all=$(bench_backends "$("$after/pcnn" backends)")
 bench() {  # bench NAME BINARY BACKENDS
   "$2" bench --models lenet5,simard2003 --batch-sizes 64,256,1024 --backends "$3" \
     --budget "${BENCH_BUDGET:-1}" --out "$out/bench_$1" > "$out/bench_$1.log" 2>&1

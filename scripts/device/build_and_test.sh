@@ -3,14 +3,12 @@
 # carried files allow, then the whole test suite. Logs go to $OUT (the device tool's folder).
 # Usage: scripts/device/build_and_test.sh [extra cmake args]
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 out=${OUT:-/tmp/pcnn-out}
 mkdir -p "$out"
-args=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DPCNN_EXTRA_INCLUDE_DIR="$PWD/.deps/device/include")
-if [ -d .deps/kokkos-cuda ]; then
-  args+=(-DPCNN_KOKKOS_FLAVOR=cuda)
-fi
+cmake_gpu_args "$PWD"
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
-cmake -S . -B build-gpu "${args[@]}" "$@" 2>&1 | tail -25 | tee "$out/configure.log"
+cmake -S . -B build-gpu "${gpu_args[@]}" "$@" 2>&1 | tail -25 | tee "$out/configure.log"
 time cmake --build build-gpu -j "$(nproc)" > "$out/build.log" 2>&1 || { tail -60 "$out/build.log"; exit 1; }
 grep -E "warning" "$out/build.log" | head -20
 ctest --test-dir build-gpu --output-on-failure -j 6 2>&1 | tee "$out/ctest.log" | tail -40

@@ -13,16 +13,13 @@
 # Everything is handed back as one archive, results.tgz (the device tool returns at most 8 files).
 # Usage: [VARIANT=dir [VARIANT_BUILD=1]] [BUILD=build-gpu] scripts/device/full_run.sh [phase ...]
 set -uo pipefail
-final=${OUT:-/tmp}
-out=/tmp/pcnn-out
-rm -rf "$out" && mkdir -p "$out"
-export OUT=$out
-trap 'tar czf "$final/results.tgz" -C "$out" . ; cp "$out/summary.log" "$final/" 2>/dev/null' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+results_folder /tmp/pcnn-out results.tgz
+trap 'pack_results; cp "$out/summary.log" "$final/" 2>/dev/null' EXIT
 phases=${*:-"build variant train labs bench profile"}
 build=${BUILD:-build-gpu}
 data=.deps/device/fashion-mnist
-t0=$(date +%s)
-log() { echo "[$(( $(date +%s) - t0 ))s] $*" | tee -a "$out/summary.log"; }
+log() { echo "$(elapsed) $*" | tee -a "$out/summary.log"; }
 has() { case " $phases " in *" $1 "*) return 0;; esac; return 1; }
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm,clocks.mem \
   --format=csv | tee -a "$out/summary.log"
@@ -67,8 +64,7 @@ if has labs; then
 fi
 if has bench; then
   log "bench"
-  backends=serial,openmp,cudnn,cuda
-  grep -q "^kokkos " "$out/backends.txt" 2>/dev/null && backends=serial,openmp,kokkos,cudnn,cuda
+  backends=$(bench_backends "$(cat "$out/backends.txt" 2>/dev/null)")
   $pcnn bench --models lenet5,simard2003 --batch-sizes 64,256,1024 --backends $backends \
     --budget "${BENCH_BUDGET:-1}" --out "$out/bench" > "$out/bench.log" 2>&1
   tail -60 "$out/bench.log" | grep -B2 -A20 "^backend  " | head -30 >> "$out/summary.log"

@@ -6,14 +6,11 @@
 # back as one archive, session.tgz, and a summary on stdout.
 # Usage: scripts/device/session_check.sh BEFORE_TAR
 set -uo pipefail
-final=${OUT:-/tmp}
-out=/tmp/pcnn-session
-rm -rf "$out" && mkdir -p "$out"
-export OUT=$out
-trap 'tar czf "$final/session.tgz" -C "$out" .' EXIT
-t0=$(date +%s)
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+results_folder /tmp/pcnn-session session.tgz
+trap pack_results EXIT
 # Each phase refreshes the archive, so a call cut short still returns what was done.
-log() { echo "[$(( $(date +%s) - t0 ))s] $*"; tar czf "$final/session.tgz" -C "$out" . 2>/dev/null; }
+log() { echo "$(elapsed) $*"; pack_results 2>/dev/null; }
 
 log "build and test"
 bash scripts/device/build_and_test.sh > "$out/build_and_test.log" 2>&1
