@@ -12,6 +12,7 @@
 
 #include "backends/registry.hpp"
 #include "bench/child.hpp"
+#include "bench/decomposition.hpp"
 #include "bench/host_info.hpp"
 #include "core/check.hpp"
 #include "report/number_format.hpp"
@@ -120,7 +121,6 @@ void bench_backend(Backend& be, int threads, const std::vector<ModelSpec>& specs
 void validate(const BenchOptions& o, const std::vector<std::string>& backends) {
   PCNN_CHECK(!o.models.empty(), "no models to bench");
   PCNN_CHECK(!o.batches.empty(), "no batch sizes to bench");
-  PCNN_CHECK(!o.threads.empty(), "no thread counts to bench");
   for (int b : o.batches) PCNN_CHECK(b >= 1, "batch sizes must be at least 1, got " << b);
   for (int t : o.threads) PCNN_CHECK(t >= 0, "thread counts must be at least 0, got " << t);
   PCNN_CHECK(o.policy.repeat >= 1, "--repeat must be at least 1");
@@ -150,6 +150,7 @@ bool needs_process_per_thread_count(const std::string& backend) {
 BenchReport run_bench(const BenchOptions& opts, const Progress& progress) {
   BenchOptions o = opts;
   if (o.backends.empty()) o.backends = default_backends();
+  if (o.threads.empty()) o.threads = thread_sweep(default_threads(host_cpu_threads()));
   validate(o, o.backends);
   std::vector<ModelSpec> specs;
   for (const std::string& m : o.models) specs.push_back(bench_spec(m));

@@ -15,7 +15,9 @@ struct BenchOptions {
   std::vector<std::string> models = {"lenet5", "simard2003"};
   std::vector<int> batches = {16, 64, 256, 1024};
   std::vector<std::string> backends;  // empty: every compiled-in backend, serial first
-  std::vector<int> threads = {0};     // CPU backends; 0 = all cores
+  // CPU backends; 0 = all cores; empty: the sweep 1, 2, 4, ... up to all cores (thread_sweep),
+  // which the speedup decomposition needs (one thread and all of them, from one run).
+  std::vector<int> threads;
   RepeatPolicy policy;
   std::string per_layer = "largest";  // largest | all | none: batch sizes with a layer breakdown
   std::string data_dir;               // MNIST-style folder; empty: synthetic images

@@ -67,6 +67,38 @@ void print_head_to_head(std::FILE* out, const std::vector<HeadToHead>& pairs) {
                  h.versus_images_per_s, h.ratio);
 }
 
+std::string times(double v) {
+  char b[32] = "-";
+  if (v > 0) std::snprintf(b, sizeof b, "%.2fx", v);
+  return b;
+}
+
+void print_decomposition(std::FILE* out, const Decomposition& d) {
+  if (!d.cpu.empty()) {
+    std::fprintf(out, "\nspeedup decomposition (same run): algorithmic = %s step / the backend's "
+                 "at 1 thread; parallel = the backend at 1 thread / at N threads; efficiency = "
+                 "parallel / N; total = algorithmic x parallel = %s step / this row's\n",
+                 d.reference.c_str(), d.reference.c_str());
+    std::fprintf(out, "%-8s %-11s %5s %7s %11s %9s %10s %8s\n", "backend", "model", "batch",
+                 "threads", "algorithmic", "parallel", "efficiency", "total");
+    for (const CpuGain& g : d.cpu) {
+      char eff[16] = "-";
+      if (g.parallel > 0) std::snprintf(eff, sizeof eff, "%.0f%%", g.efficiency * 100);
+      std::fprintf(out, "%-8s %-11s %5d %7d %11s %9s %10s %8s\n", g.backend.c_str(),
+                   g.model.c_str(), g.batch, g.threads, times(g.algorithmic).c_str(),
+                   times(g.parallel).c_str(), eff, times(g.total).c_str());
+    }
+  }
+  if (d.gpu.empty()) return;
+  std::fprintf(out, "\nGPU gain (same run) = step of the fastest CPU run at the same model and "
+               "batch / the GPU backend's\n");
+  std::fprintf(out, "%-8s %-11s %5s %-22s %9s\n", "backend", "model", "batch", "fastest CPU run",
+               "gain");
+  for (const GpuGain& g : d.gpu)
+    std::fprintf(out, "%-8s %-11s %5d %-22s %9s\n", g.backend.c_str(), g.model.c_str(), g.batch,
+                 g.versus.c_str(), times(g.gain).c_str());
+}
+
 void print_layers(std::FILE* out, const BenchReport& r, const std::string& model, int batch) {
   std::fprintf(out, "\nper-layer: %s, batch %d (each call timed alone between two synchronizes, "
                "so every number includes one)\n", model.c_str(), batch);
@@ -240,6 +272,7 @@ void print_report(std::FILE* out, const BenchReport& r) {
                r.baseline.empty() ? "(none)" : r.baseline.c_str());
   print_runs(out, r);
   print_head_to_head(out, head_to_head(r));
+  print_decomposition(out, decompose(r));
   std::set<std::pair<std::string, int>> done;
   for (const ModelRun& run : r.runs)
     if (!run.layers.empty() && done.insert({run.model, run.batch}).second)
@@ -258,6 +291,28 @@ json to_json(const BenchReport& r) {
     pairs.push_back({{"backend", h.backend}, {"versus", h.versus}, {"model", h.model},
                      {"batch", h.batch}, {"images_per_s", h.images_per_s},
                      {"versus_images_per_s", h.versus_images_per_s}, {"ratio", h.ratio}});
+  const Decomposition d = decompose(r);  // derived too
+  json cpu_gains = json::array(), gpu_gains = json::array();
+  auto ratio_or_null = [](double v) { return v > 0 ? json(v) : json(nullptr); };
+  for (const CpuGain& g : d.cpu)
+    cpu_gains.push_back({{"backend", g.backend}, {"model", g.model}, {"batch", g.batch},
+                         {"threads", g.threads}, {"algorithmic_gain", ratio_or_null(g.algorithmic)},
+                         {"parallel_gain", ratio_or_null(g.parallel)},
+                         {"parallel_efficiency", ratio_or_null(g.efficiency)},
+                         {"total_gain", ratio_or_null(g.total)}});
+  for (const GpuGain& g : d.gpu)
+    gpu_gains.push_back({{"backend", g.backend}, {"model", g.model}, {"batch", g.batch},
+                         {"versus", g.versus}, {"gain", g.gain}});
+  const json decomposition = {
+      {"reference", d.reference},
+      {"notes", {"algorithmic_gain = reference step / the backend's step at 1 thread",
+                 "parallel_gain = the backend's step at 1 thread / at 'threads' threads",
+                 "parallel_efficiency = parallel_gain / threads",
+                 "total_gain = algorithmic_gain x parallel_gain = reference step / this one's",
+                 "gpu gain = step of the fastest CPU run ('versus') / the GPU backend's",
+                 "all of one run, medians of the step time; null: a run it needs is missing"}},
+      {"cpu", cpu_gains},
+      {"gpu", gpu_gains}};
   return {{"tool", "pcnn bench"},
           {"date", r.date},
           {"command", r.command},
@@ -280,6 +335,7 @@ json to_json(const BenchReport& r) {
                      "backward = loss gradient + Model::backward + the optimizer's update (settings.optimizer)",
                      "speedup = baseline step time / this run's, same model and batch size"}},
           {"head_to_head", pairs},
+          {"speedup_decomposition", decomposition},
           {"runs", runs}};
 }
 

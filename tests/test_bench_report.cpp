@@ -57,6 +57,51 @@ TEST_CASE("bench head to head: same-run ratios, fastest thread count, only pairs
   CHECK(bench::to_json(r).at("head_to_head").size() == pairs.size());
 }
 
+TEST_CASE("bench speedup decomposition: algorithmic x parallel = total, GPU over the fastest CPU") {
+  bench::BenchReport r;
+  r.runs = {timed_run("serial", 1, "lenet5", 64, 0.040), timed_run("openmp", 1, "lenet5", 64, 0.010),
+            timed_run("openmp", 2, "lenet5", 64, 0.006), timed_run("openmp", 4, "lenet5", 64, 0.004),
+            timed_run("cuda", 0, "lenet5", 64, 0.0005), timed_run("openmp", 4, "lenet5", 256, 0.012)};
+  r.runs[4].host_memory = false;
+  const bench::Decomposition d = bench::decompose(r);
+  CHECK(d.reference == "serial");
+  REQUIRE(d.cpu.size() == 4);  // serial takes no thread count; every openmp run is a row
+  const bench::CpuGain& one = d.cpu[0];
+  CHECK(one.threads == 1);
+  CHECK(one.algorithmic == doctest::Approx(4.0));
+  CHECK(one.parallel == doctest::Approx(1.0));
+  CHECK(one.efficiency == doctest::Approx(1.0));
+  const bench::CpuGain& four = d.cpu[2];
+  CHECK(four.threads == 4);
+  CHECK(four.algorithmic == doctest::Approx(4.0));
+  CHECK(four.parallel == doctest::Approx(2.5));
+  CHECK(four.efficiency == doctest::Approx(0.625));
+  CHECK(four.total == doctest::Approx(10.0));
+  CHECK(four.total == doctest::Approx(four.algorithmic * four.parallel));
+  CHECK(d.cpu[1].efficiency == doctest::Approx(0.010 / 0.006 / 2));
+  // Batch 256 has neither serial nor a 1-thread run: both ratios unknown, never guessed.
+  CHECK(d.cpu[3].batch == 256);
+  CHECK(d.cpu[3].algorithmic == 0);
+  CHECK(d.cpu[3].parallel == 0);
+  CHECK(d.cpu[3].total == 0);
+  REQUIRE(d.gpu.size() == 1);
+  CHECK(d.gpu[0].versus == "openmp, 4 threads");
+  CHECK(d.gpu[0].gain == doctest::Approx(8.0));
+
+  const auto j = bench::to_json(r).at("speedup_decomposition");
+  CHECK(j.at("cpu").size() == 4);
+  CHECK(j.at("cpu")[2].at("parallel_efficiency").get<double>() == doctest::Approx(0.625));
+  CHECK(j.at("cpu")[3].at("parallel_gain").is_null());
+  CHECK(j.at("gpu")[0].at("gain").get<double>() == doctest::Approx(8.0));
+}
+
+TEST_CASE("bench default thread sweep: 1, powers of two, all cores") {
+  CHECK(bench::thread_sweep(1) == std::vector<int>{1});
+  CHECK(bench::thread_sweep(2) == std::vector<int>{1, 2});
+  CHECK(bench::thread_sweep(6) == std::vector<int>{1, 2, 4, 6});
+  CHECK(bench::thread_sweep(16) == std::vector<int>{1, 2, 4, 8, 16});
+}
+
 }  // TEST_SUITE
 
 }  // namespace pcnn::test

@@ -91,7 +91,8 @@ Command add_bench_command(CLI::App& app) {
   add_model_option(*sub, b.models);
   add_batch_option(*sub, b.batches, "batch sizes, comma-separated");
   add_threads_option(*sub, b.threads,
-                     "CPU threads, or a list for a strong-scaling sweep (0 = all cores)");
+                     "CPU threads, or a list for a strong-scaling sweep (0 = all cores; default: 1, 2, "
+                     "4, ... up to all cores, for the speedup decomposition)");
   sub->add_option("--repeat", b.policy.repeat,
                   "timed blocks per measurement (fewer, but at least 3, once --budget is spent)")
       ->check(whole_number(1, kMaxRepeat))->capture_default_str();
