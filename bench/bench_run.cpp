@@ -12,6 +12,7 @@
 
 #include "backends/registry.hpp"
 #include "bench/child.hpp"
+#include "bench/competitor.hpp"
 #include "bench/decomposition.hpp"
 #include "bench/host_info.hpp"
 #include "core/check.hpp"
@@ -104,8 +105,8 @@ struct Countdown {
 
 // Every model and batch size on one backend object.
 void bench_backend(Backend& be, int threads, const std::vector<ModelSpec>& specs,
-                   const Dataset& data, const BenchOptions& o, BenchReport& r,
-                   const Progress& progress, Countdown& count) {
+                   const Dataset& data, const BenchOptions& o, std::vector<ModelRun>& runs,
+                   const Progress& progress, Countdown& count, const std::string& tag) {
   for (const ModelSpec& spec : specs)
     for (int batch : o.batches) {
       ModelBenchConfig cfg;
@@ -113,8 +114,8 @@ void bench_backend(Backend& be, int threads, const std::vector<ModelSpec>& specs
       cfg.per_layer = per_layer_at(o, batch);
       cfg.seed = o.seed;
       cfg.optimizer = o.optimizer;
-      r.runs.push_back(bench_model(be, threads, spec, batch, data, cfg));
-      progress(count.line(progress_line(r.runs.back())));
+      runs.push_back(bench_model(be, threads, spec, batch, data, cfg));
+      progress(count.line(tag + progress_line(runs.back())));
     }
 }
 
@@ -173,45 +174,64 @@ BenchReport run_bench(const BenchOptions& opts, const Progress& progress) {
     return int(specs.size() * o.batches.size()) * (backend_entry(backend).sequential ? 1 : int(o.threads.size()));
   };
   Countdown count;
+  std::vector<std::string> cpu_backends;  // those --contention measures again
+  for (const std::string& name : o.backends)
+    if (backend_entry(name).kind == BackendKind::Cpu) cpu_backends.push_back(name);
   for (const std::string& name : o.backends) count.total += planned(name);
+  if (o.contention)
+    for (const std::string& name : cpu_backends) count.total += planned(name);
   count.resume_from_parent();
-  for (const std::string& name : o.backends) {
-    const size_t runs_before = r.runs.size();
-    const bool sequential = backend_entry(name).sequential;
-    const bool children = !o.exe.empty() && !sequential &&
-                          (o.isolate || (needs_process_per_thread_count(name) && o.threads.size() > 1));
-    if (children) {
-      for (int t : o.threads) {
-        setenv(kCountVariable, count.for_child().c_str(), 1);
-        BenchReport c = run_child(o.exe, child_arguments(o, name, t));
-        unsetenv(kCountVariable);
-        count.done += int(c.runs.size());
-        // The child printed its own progress and skipped lines on the shared stderr.
-        r.skipped.insert(r.skipped.end(), c.skipped.begin(), c.skipped.end());
-        r.runs.insert(r.runs.end(), c.runs.begin(), c.runs.end());
-        // Unusable here, or a GPU whose result does not depend on the thread count.
-        if (c.runs.empty() || !c.runs.front().host_memory) break;
+  auto measure = [&](const std::vector<std::string>& names, std::vector<ModelRun>& runs,
+                     const std::string& tag, bool fresh_processes) {
+    for (const std::string& name : names) {
+      const size_t runs_before = runs.size();
+      const bool sequential = backend_entry(name).sequential;
+      const bool children = !o.exe.empty() && !sequential &&
+                            (o.isolate || fresh_processes ||
+                             (needs_process_per_thread_count(name) && o.threads.size() > 1));
+      if (children) {
+        for (int t : o.threads) {
+          setenv(kCountVariable, count.for_child().c_str(), 1);
+          BenchReport c = run_child(o.exe, child_arguments(o, name, t));
+          unsetenv(kCountVariable);
+          count.done += int(c.runs.size());
+          // The child printed its own progress and skipped lines on the shared stderr.
+          r.skipped.insert(r.skipped.end(), c.skipped.begin(), c.skipped.end());
+          runs.insert(runs.end(), c.runs.begin(), c.runs.end());
+          // Unusable here, or a GPU whose result does not depend on the thread count.
+          if (c.runs.empty() || !c.runs.front().host_memory) break;
+        }
+        count.total -= planned(name) - int(runs.size() - runs_before);
+        continue;
       }
-      count.total -= planned(name) - int(r.runs.size() - runs_before);
-      continue;
-    }
-    // A sequential backend has one thread whatever is asked; GPU backends ignore the count.
-    const std::vector<int> counts = sequential ? std::vector<int>{1} : o.threads;
-    for (int t : counts) {
-      BackendOptions bo;
-      bo.threads = t;
-      std::unique_ptr<Backend> be;
-      try {
-        be = make_backend(name, bo);
-      } catch (const Unavailable& u) {
-        skip(name, u.what());
-        break;
+      // A sequential backend has one thread whatever is asked; GPU backends ignore the count.
+      const std::vector<int> counts = sequential ? std::vector<int>{1} : o.threads;
+      for (int t : counts) {
+        BackendOptions bo;
+        bo.threads = t;
+        std::unique_ptr<Backend> be;
+        try {
+          be = make_backend(name, bo);
+        } catch (const Unavailable& u) {
+          if (tag.empty()) skip(name, u.what());
+          break;
+        }
+        const int threads = !be->is_host_memory() ? 0 : t > 0 ? t : default_threads(r.host_threads);
+        bench_backend(*be, threads, specs, data, o, runs, progress, count, tag);
+        if (!be->is_host_memory()) break;
       }
-      const int threads = !be->is_host_memory() ? 0 : t > 0 ? t : default_threads(r.host_threads);
-      bench_backend(*be, threads, specs, data, o, r, progress, count);
-      if (!be->is_host_memory()) break;
+      count.total -= planned(name) - int(runs.size() - runs_before);
     }
-    count.total -= planned(name) - int(r.runs.size() - runs_before);
+  };
+  measure(o.backends, r.runs, "", false);
+  if (o.contention) {
+    // Loaded runs of parallel backends in child processes started beside the competitor: a
+    // runtime that sets itself up from the load at start (libgomp's wait policy, see
+    // backends/openmp) sees what a program started on a busy machine sees.
+    r.competitor = competitor_description();
+    progress("contention: starting " + r.competitor + ", then every CPU backend again");
+    Competitor competitor;
+    measure(cpu_backends, r.loaded, "loaded: ", true);
   }
   r.load_after = host_load_average();
   compute_speedups(r);

@@ -27,6 +27,8 @@ struct BenchOptions {
   // bench times the step training runs.
   std::string optimizer = "adam";
   bool isolate = false;  // every (CPU backend, thread count) in its own child process
+  // Then measure every CPU backend again beside a competing busy process (bench/competitor.hpp).
+  bool contention = false;
   std::string exe;       // this program, for child processes (empty: no children possible)
 };
 
@@ -44,6 +46,9 @@ struct BenchReport {
   std::string data;       // what the images were
   BenchOptions options;
   std::vector<ModelRun> runs;
+  // --contention: the CPU runs measured again while `competitor` kept a core busy.
+  std::string competitor;
+  std::vector<ModelRun> loaded;
 };
 
 // Progress lines (one per measured configuration) go to this callback.

@@ -99,6 +99,33 @@ void print_decomposition(std::FILE* out, const Decomposition& d) {
                  g.versus.c_str(), times(g.gain).c_str());
 }
 
+// Each CPU run beside its loaded twin (same label, model, batch), and serial's loaded step as
+// the bar a parallel backend must stay under.
+void print_contention(std::FILE* out, const BenchReport& r) {
+  if (r.loaded.empty()) return;
+  std::fprintf(out, "\nunder contention: the same runs while %s ran (medians; loaded / idle: > 1 "
+               "is slower; vs %s: %s's loaded step / this loaded step, > 1 is faster)\n",
+               r.competitor.c_str(), reference_backend().name.c_str(),
+               reference_backend().name.c_str());
+  std::fprintf(out, "%-20s %-11s %5s %10s %10s %-21s %12s %8s\n", "backend", "model", "batch",
+               "idle ms", "loaded ms", "[min..max]", "loaded/idle",
+               ("vs " + reference_backend().name).c_str());
+  for (const ModelRun& l : r.loaded) {
+    const ModelRun* idle = nullptr;
+    const ModelRun* ref = nullptr;
+    for (const ModelRun& run : r.runs)
+      if (run_label(run) == run_label(l) && run.model == l.model && run.batch == l.batch) idle = &run;
+    for (const ModelRun& run : r.loaded)
+      if (run.backend == reference_backend().name && run.model == l.model && run.batch == l.batch)
+        ref = &run;
+    std::fprintf(out, "%-20s %-11s %5d %10s %10s %-21s %12s %8s\n", run_label(l).c_str(),
+                 l.model.c_str(), l.batch, idle ? ms(idle->step).c_str() : "-",
+                 ms(l.step).c_str(), spread(l.step).c_str(),
+                 idle ? times(l.step.median / idle->step.median).c_str() : "-",
+                 ref ? times(ref->step.median / l.step.median).c_str() : "-");
+  }
+}
+
 void print_layers(std::FILE* out, const BenchReport& r, const std::string& model, int batch) {
   std::fprintf(out, "\nper-layer: %s, batch %d (each call timed alone between two synchronizes, "
                "so every number includes one)\n", model.c_str(), batch);
@@ -273,6 +300,7 @@ void print_report(std::FILE* out, const BenchReport& r) {
   print_runs(out, r);
   print_head_to_head(out, head_to_head(r));
   print_decomposition(out, decompose(r));
+  print_contention(out, r);
   std::set<std::pair<std::string, int>> done;
   for (const ModelRun& run : r.runs)
     if (!run.layers.empty() && done.insert({run.model, run.batch}).second)
@@ -286,6 +314,8 @@ json to_json(const BenchReport& r) {
   json skipped = json::array(), runs = json::array();
   for (const Skipped& s : r.skipped) skipped.push_back({{"backend", s.backend}, {"reason", s.reason}});
   for (const ModelRun& run : r.runs) runs.push_back(run_json(run));
+  json loaded = json::array();
+  for (const ModelRun& run : r.loaded) loaded.push_back(run_json(run));
   json pairs = json::array();  // derived from runs (recomputed, not read back, by --from)
   for (const HeadToHead& h : head_to_head(r))
     pairs.push_back({{"backend", h.backend}, {"versus", h.versus}, {"model", h.model},
@@ -327,6 +357,7 @@ json to_json(const BenchReport& r) {
                         {"repeat", o.policy.repeat}, {"min_repeat", o.policy.min_repeat},
                         {"warmup", o.policy.warmup}, {"budget_s", o.policy.budget_s},
                         {"per_layer", o.per_layer}, {"seed", o.seed},
+                        {"contention", o.contention},
                         {"optimizer", o.optimizer},
                         {"synthetic_images", o.synthetic_images}, {"data_dir", o.data_dir}}},
           {"notes", {"times in seconds per iteration: median, min, max, quartiles over 'samples' "
@@ -335,6 +366,7 @@ json to_json(const BenchReport& r) {
                      "backward = loss gradient + Model::backward + the optimizer's update (settings.optimizer)",
                      "speedup = baseline step time / this run's, same model and batch size"}},
           {"head_to_head", pairs},
+          {"contention", {{"competitor", r.competitor}, {"runs", loaded}}},
           {"speedup_decomposition", decomposition},
           {"runs", runs}};
 }
@@ -361,6 +393,11 @@ BenchReport report_from_json(const json& j) {
   o.optimizer = s.value("optimizer", "sgd");  // files from before the option timed SGD
   o.synthetic_images = s.at("synthetic_images"); o.data_dir = s.at("data_dir");
   for (const json& run : j.at("runs")) r.runs.push_back(run_from(run));
+  o.contention = s.value("contention", false);  // files from before --contention have none
+  if (j.contains("contention")) {
+    r.competitor = j.at("contention").at("competitor");
+    for (const json& run : j.at("contention").at("runs")) r.loaded.push_back(run_from(run));
+  }
   return r;
 }
 

@@ -116,6 +116,9 @@ Command add_bench_command(CLI::App& app) {
   sub->add_flag("--isolate", b.isolate,
                 "run each CPU backend and thread count in its own child process (always done "
                 "for kokkos when --threads has several values)");
+  sub->add_flag("--contention", b.contention,
+                "then measure every CPU backend again while a busy process (nice 19) competes "
+                "for a core, and print loaded against idle step times");
   sub->add_option("--out", o->out, "write bench.json, bench.csv, bench_layers.csv and SVG graphs here")
       ->check(not_empty());
   sub->add_flag("--json-only", o->json_only, "print only the JSON report on stdout (child runs)");

@@ -20,7 +20,8 @@ OpenMPBackend::OpenMPBackend(int threads)
 }
 
 std::string OpenMPBackend::device_name() const {
-  return "OpenMP, " + std::to_string(threads_) + (threads_ == 1 ? " thread" : " threads");
+  return "OpenMP, " + std::to_string(threads_) + (threads_ == 1 ? " thread" : " threads") +
+         ", " + omp::wait_policy();
 }
 
 // dst[0..n) = value
