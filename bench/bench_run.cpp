@@ -161,6 +161,9 @@ BenchReport run_bench(const BenchOptions& opts, const Progress& progress) {
   r.host_cpu = host_cpu_model();
   r.host_threads = host_cpu_threads();
   r.load_before = host_load_average();
+  r.loads_before = host_load_averages();
+  r.build = build_info();
+  r.topology = host_topology();
   for (const auto& e : compiled_backends()) r.compiled.push_back(e.name);
   r.options = o;
   const Dataset data = bench_data(o, r.data);

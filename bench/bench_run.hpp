@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/build_info.hpp"
+#include "bench/host_info.hpp"
 #include "bench/model_bench.hpp"
 
 namespace pcnn::bench {
@@ -38,8 +40,12 @@ struct Skipped {
 
 struct BenchReport {
   std::string date, command, host_cpu;
+  std::string version, commit;  // pcnn's, as `pcnn --version` says them (set by the command)
+  BuildInfo build;
+  CpuTopology topology;
   int host_threads = 0;
   double load_before = -1, load_after = -1;  // 1-minute load averages around the run
+  std::vector<double> loads_before;          // 1, 5, 15 minutes, before the run
   std::vector<std::string> compiled;  // compiled_backends(), in registry order
   std::vector<Skipped> skipped;
   std::string baseline;   // run_label() of the runs speedups are over ("" until computed)

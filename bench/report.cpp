@@ -280,8 +280,22 @@ std::vector<HeadToHead> head_to_head(const BenchReport& r) {
 }
 
 void print_report(std::FILE* out, const BenchReport& r) {
-  std::fprintf(out, "host: %s (%d hardware threads), %s\n", r.host_cpu.c_str(), r.host_threads,
-               r.date.c_str());
+  std::fprintf(out, "host: %s (%d hardware threads", r.host_cpu.c_str(), r.host_threads);
+  if (r.topology.physical_cores > 0)
+    std::fprintf(out, ", %d physical cores in %d package%s, from %s", r.topology.physical_cores,
+                 r.topology.packages, r.topology.packages == 1 ? "" : "s",
+                 r.topology.source.c_str());
+  std::fprintf(out, "), %s", r.date.c_str());
+  if (r.loads_before.size() == 3)
+    std::fprintf(out, ", load average %.2f %.2f %.2f", r.loads_before[0], r.loads_before[1],
+                 r.loads_before[2]);
+  std::fprintf(out, "\n");
+  if (!r.version.empty() || !r.build.compiler.empty())
+    std::fprintf(out, "build: pcnn %s (commit %s), %s, %s, flags: %s\n",
+                 r.version.empty() ? "?" : r.version.c_str(),
+                 r.commit.empty() ? "?" : r.commit.c_str(), r.build.compiler.c_str(),
+                 r.build.build_type.empty() ? "no build type" : r.build.build_type.c_str(),
+                 r.build.flags.c_str());
   std::set<std::string> seen;
   for (const ModelRun& run : r.runs)
     if (seen.insert(run_label(run)).second)
@@ -346,8 +360,15 @@ json to_json(const BenchReport& r) {
   return {{"tool", "pcnn bench"},
           {"date", r.date},
           {"command", r.command},
+          {"pcnn", {{"version", r.version}, {"commit", r.commit}}},
+          {"build", {{"compiler", r.build.compiler}, {"flags", r.build.flags},
+                     {"build_type", r.build.build_type}}},
           {"host", {{"cpu", r.host_cpu}, {"hardware_threads", r.host_threads},
-                    {"load_average_before", r.load_before}, {"load_average_after", r.load_after}}},
+                    {"physical_cores", r.topology.physical_cores},
+                    {"packages", r.topology.packages},
+                    {"topology_from", r.topology.source},
+                    {"load_average_before", r.load_before}, {"load_average_after", r.load_after},
+                    {"load_averages_before_1_5_15_min", r.loads_before}}},
           {"compiled_backends", r.compiled},
           {"skipped", skipped},
           {"data", r.data},
@@ -377,6 +398,21 @@ BenchReport report_from_json(const json& j) {
   const json& host = j.at("host");
   r.host_cpu = host.at("cpu"); r.host_threads = host.at("hardware_threads");
   r.load_before = host.at("load_average_before"); r.load_after = host.at("load_average_after");
+  // Files from before issue 14 have none of these.
+  r.topology.physical_cores = host.value("physical_cores", 0);
+  r.topology.packages = host.value("packages", 0);
+  r.topology.hardware_threads = r.host_threads;
+  r.topology.source = host.value("topology_from", "");
+  r.loads_before = host.value("load_averages_before_1_5_15_min", std::vector<double>{});
+  if (j.contains("pcnn")) {
+    r.version = j.at("pcnn").value("version", "");
+    r.commit = j.at("pcnn").value("commit", "");
+  }
+  if (j.contains("build")) {
+    r.build.compiler = j.at("build").value("compiler", "");
+    r.build.flags = j.at("build").value("flags", "");
+    r.build.build_type = j.at("build").value("build_type", "");
+  }
   r.compiled = j.at("compiled_backends").get<std::vector<std::string>>();
   for (const json& s : j.at("skipped")) r.skipped.push_back({s.at("backend"), s.at("reason")});
   r.data = j.at("data");

@@ -95,6 +95,37 @@ TEST_CASE("bench speedup decomposition: algorithmic x parallel = total, GPU over
   CHECK(j.at("gpu")[0].at("gain").get<double>() == doctest::Approx(8.0));
 }
 
+TEST_CASE("bench metadata: build, version, topology and load survive bench.json") {
+  bench::BenchReport r;
+  r.runs = {timed_run("serial", 1, "lenet5", 64, 0.040)};
+  r.version = "0.1";
+  r.commit = "abc1234";
+  r.build = {"GNU 12.2.0", "-O3 -march=native", "Release"};
+  r.topology = {1, 4, 8, "hwloc (API 2.8.0)"};
+  r.host_threads = 8;
+  r.loads_before = {0.5, 0.25, 0.125};
+  const bench::BenchReport back = bench::report_from_json(bench::to_json(r));
+  CHECK(back.version == "0.1");
+  CHECK(back.commit == "abc1234");
+  CHECK(back.build.compiler == "GNU 12.2.0");
+  CHECK(back.build.flags == "-O3 -march=native");
+  CHECK(back.build.build_type == "Release");
+  CHECK(back.topology.physical_cores == 4);
+  CHECK(back.topology.packages == 1);
+  CHECK(back.topology.source == "hwloc (API 2.8.0)");
+  CHECK(back.loads_before == std::vector<double>{0.5, 0.25, 0.125});
+  // This machine: a topology that hangs together, whichever way it was read.
+  const bench::CpuTopology t = bench::host_topology();
+  CHECK(t.hardware_threads >= 1);
+  if (t.physical_cores > 0) {
+    CHECK(t.physical_cores <= t.hardware_threads);
+    CHECK(t.packages >= 1);
+    CHECK(t.packages <= t.physical_cores);
+  }
+  CHECK_FALSE(t.source.empty());
+  CHECK_FALSE(bench::build_info().compiler.empty());
+}
+
 TEST_CASE("bench default thread sweep: 1, powers of two, all cores") {
   CHECK(bench::thread_sweep(1) == std::vector<int>{1});
   CHECK(bench::thread_sweep(2) == std::vector<int>{1, 2});

@@ -7,6 +7,7 @@
 
 #include "apps/pcnn/commands.hpp"
 #include "apps/pcnn/options.hpp"
+#include "apps/pcnn/version.hpp"
 #include "bench/bench_run.hpp"
 #include "bench/host_info.hpp"
 #include "bench/plots.hpp"
@@ -53,6 +54,13 @@ int run_bench_command(BenchCliOptions o) {
   } else {
     r = bench::run_bench(o.bench, progress);
     r.command = bench::own_command_line();
+    // "pcnn 0.1 (commit 2c9dbda)\n...": the version and commit `pcnn --version` prints.
+    const std::string v = version_text().substr(0, version_text().find('\n'));
+    const size_t open = v.find(" (commit "), close = v.rfind(')');
+    if (v.rfind("pcnn ", 0) == 0 && open != std::string::npos && close > open) {
+      r.version = v.substr(5, open - 5);
+      r.commit = v.substr(open + 9, close - open - 9);
+    }
   }
   if (o.json_only) {
     std::printf("%s\n", bench::to_json(r).dump().c_str());
