@@ -23,6 +23,12 @@ bool is_gpu(const ModelRun& run) {
 double ratio(const ModelRun* slow, const ModelRun* fast) {
   return slow && fast ? slow->step.median / fast->step.median : 0;
 }
+double ratio_lo(const ModelRun* slow, const ModelRun* fast) {
+  return slow && fast && fast->step.max > 0 ? slow->step.min / fast->step.max : 0;
+}
+double ratio_hi(const ModelRun* slow, const ModelRun* fast) {
+  return slow && fast && fast->step.min > 0 ? slow->step.max / fast->step.min : 0;
+}
 }  // namespace
 
 std::vector<int> thread_sweep(int n) {
@@ -49,6 +55,11 @@ Decomposition decompose(const BenchReport& r) {
       g.parallel = ratio(one, &run);
       g.efficiency = run.threads > 0 ? g.parallel / run.threads : 0;
       g.total = ratio(ref, &run);
+      g.algorithmic_lo = ratio_lo(ref, one);
+      g.algorithmic_hi = ratio_hi(ref, one);
+      // A run against itself is 1 exactly, not the spread of its blocks against each other.
+      g.parallel_lo = one == &run ? 1 : ratio_lo(one, &run);
+      g.parallel_hi = one == &run ? 1 : ratio_hi(one, &run);
       d.cpu.push_back(g);
     } else if (is_gpu(run)) {
       const ModelRun* best = nullptr;
@@ -57,7 +68,8 @@ Decomposition decompose(const BenchReport& r) {
             c.step.median > 0 && (!best || c.step.median < best->step.median))
           best = &c;
       if (!best) continue;
-      d.gpu.push_back({run.backend, run.model, run.batch, run_label(*best), ratio(best, &run)});
+      d.gpu.push_back({run.backend, run.model, run.batch, run_label(*best), ratio(best, &run),
+                       ratio_lo(best, &run), ratio_hi(best, &run)});
     }
   }
   return d;

@@ -20,6 +20,9 @@ struct CpuGain {
   double parallel = 0;     // this backend's step at 1 thread / at N threads
   double efficiency = 0;   // parallel / N
   double total = 0;        // reference step / this backend's step at N threads
+  // The spread of each ratio from the spreads of its two runs: slowest min / fastest max to
+  // slowest max / fastest min (0 where the ratio is).
+  double algorithmic_lo = 0, algorithmic_hi = 0, parallel_lo = 0, parallel_hi = 0;
 };
 
 // One GPU backend at one model and batch size against the fastest CPU run of the same case.
@@ -28,6 +31,7 @@ struct GpuGain {
   int batch = 0;
   std::string versus;  // run_label() of that CPU run
   double gain = 0;     // its step / the GPU backend's
+  double gain_lo = 0, gain_hi = 0;  // spread, as CpuGain's
 };
 
 struct Decomposition {

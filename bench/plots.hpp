@@ -1,6 +1,5 @@
-// The bench's SVG figures: speedup and throughput against batch size, per-layer time bars, and
-// the speedup decomposition (algorithmic,
-// parallel and GPU gains).
+// The bench's SVG figures: speedup and throughput against batch size, each layer's share of the
+// step, and the speedup decomposition (algorithmic, parallel and GPU gains).
 #pragma once
 
 #include <string>
@@ -16,5 +15,8 @@ namespace pcnn::bench {
 // gain and efficiency against threads) when a CPU backend ran at 1 thread and more. Returns the
 // paths written.
 std::vector<std::string> write_bench_plots(const std::string& dir, const BenchReport& r);
+
+// The colour of a backend in every figure ("#rrggbb"; grey for a name the registry lacks).
+std::string backend_color(const std::string& backend);
 
 }  // namespace pcnn::bench

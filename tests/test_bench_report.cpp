@@ -1,8 +1,13 @@
 // The bench's derived numbers: head-to-head ratios between backends of one run, and that they
 // survive the trip through bench.json (pcnn bench --from recomputes them).
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
+#include "bench/plots.hpp"
 #include "bench/report.hpp"
+#include "report/svg_plot.hpp"
 #include "tests/harness.hpp"
 
 namespace pcnn::test {
@@ -124,6 +129,58 @@ TEST_CASE("bench metadata: build, version, topology and load survive bench.json"
   }
   CHECK_FALSE(t.source.empty());
   CHECK_FALSE(bench::build_info().compiler.empty());
+}
+
+TEST_CASE("bench figures stand alone: viewBox, title, ratio named, one colour per backend") {
+  Figure fig;
+  LineChart c;
+  c.title = "a <chart>";
+  c.series.push_back({"s", {1, 2}, {3, 4}});
+  c.series.back().lo = {2.5, 3.5};
+  c.series.back().hi = {3.5, 4.5};
+  fig.lines = {c};
+  fig.footer = "host: test machine | 2026-01-01 | pcnn 0.1";
+  const std::string svg = render_svg(fig);
+  CHECK(svg.find("viewBox='0 0 ") != std::string::npos);
+  CHECK(svg.find("<title>a &lt;chart&gt;</title>") != std::string::npos);
+  CHECK(svg.find("host: test machine") != std::string::npos);
+  CHECK(svg.find("<path d='M") != std::string::npos);  // the spread's whiskers
+
+  bench::BenchReport r;
+  r.runs = {timed_run("serial", 1, "lenet5", 64, 0.040), timed_run("openmp", 1, "lenet5", 64, 0.010),
+            timed_run("openmp", 2, "lenet5", 64, 0.006)};
+  r.options.batches = {64};
+  r.host_cpu = "Test CPU";
+  r.date = "2026-01-01T00:00:00Z";
+  r.version = "0.1";
+  bench::compute_speedups(r);
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / "pcnn_test_bench_figures").string();
+  std::filesystem::create_directories(dir);
+  const auto written = bench::write_bench_plots(dir, r);
+  CHECK(written.size() == 3);  // speedup, gains, scaling (no per-layer runs)
+  auto read = [&](const std::string& name) {
+    std::ifstream in(dir + "/" + name);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  const std::string speedup = read("speedup_lenet5.svg"), gains = read("gains_lenet5.svg"),
+                    scaling = read("scaling_lenet5.svg");
+  for (const std::string* f : {&speedup, &gains, &scaling}) {
+    CHECK(f->find("viewBox=") != std::string::npos);
+    CHECK(f->find("<title>") != std::string::npos);
+    CHECK(f->find("Test CPU") != std::string::npos);
+    CHECK(f->find("pcnn 0.1") != std::string::npos);
+    CHECK(f->find("2026-01-01") != std::string::npos);
+    CHECK(f->find(bench::backend_color("openmp")) != std::string::npos);
+  }
+  CHECK(bench::backend_color("openmp") != bench::backend_color("serial"));
+  CHECK(speedup.find(bench::backend_color("serial")) != std::string::npos);
+  CHECK(gains.find("algorithmic gain: openmp 1 thread / serial") != std::string::npos);
+  CHECK(scaling.find("parallel gain: openmp N threads / openmp 1 thread") != std::string::npos);
+  CHECK(scaling.find("parallel efficiency") != std::string::npos);
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("bench default thread sweep: 1, powers of two, all cores") {
