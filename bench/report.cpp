@@ -328,6 +328,13 @@ json to_json(const BenchReport& r) {
   json skipped = json::array(), runs = json::array();
   for (const Skipped& s : r.skipped) skipped.push_back({{"backend", s.backend}, {"reason", s.reason}});
   for (const ModelRun& run : r.runs) runs.push_back(run_json(run));
+  // Where each backend ran, once each: the GPU backends' names carry the CUDA driver and
+  // runtime versions, cudnn's its library versions (Backend::device_name()).
+  json devices = json::array();
+  std::set<std::string> seen_devices;
+  for (const ModelRun& run : r.runs)
+    if (seen_devices.insert(run_label(run)).second)
+      devices.push_back({{"label", run_label(run)}, {"backend", run.backend}, {"device", run.device}});
   json loaded = json::array();
   for (const ModelRun& run : r.loaded) loaded.push_back(run_json(run));
   json pairs = json::array();  // derived from runs (recomputed, not read back, by --from)
@@ -370,6 +377,7 @@ json to_json(const BenchReport& r) {
                     {"load_average_before", r.load_before}, {"load_average_after", r.load_after},
                     {"load_averages_before_1_5_15_min", r.loads_before}}},
           {"compiled_backends", r.compiled},
+          {"devices", devices},
           {"skipped", skipped},
           {"data", r.data},
           {"speedup_baseline", r.baseline},
