@@ -78,6 +78,12 @@ Dataset bench_data(const BenchOptions& o, std::string& what) {
 // once for all thread counts). A child process goes on with its parent's count, handed over
 // in the environment (kCountVariable) so that its lines number on from the parent's.
 constexpr const char* kCountVariable = "PCNN_BENCH_COUNT";
+// The parent's prefix for the child's progress lines ("loaded: " under --contention).
+constexpr const char* kTagVariable = "PCNN_BENCH_TAG";
+std::string parent_tag() {
+  const char* t = std::getenv(kTagVariable);
+  return t ? t : "";
+}
 
 struct Countdown {
   int done = 0, total = 0;
@@ -115,7 +121,7 @@ void bench_backend(Backend& be, int threads, const std::vector<ModelSpec>& specs
       cfg.seed = o.seed;
       cfg.optimizer = o.optimizer;
       runs.push_back(bench_model(be, threads, spec, batch, data, cfg));
-      progress(count.line(tag + progress_line(runs.back())));
+      progress(count.line(tag + parent_tag() + progress_line(runs.back())));
     }
 }
 
@@ -195,8 +201,10 @@ BenchReport run_bench(const BenchOptions& opts, const Progress& progress) {
       if (children) {
         for (int t : o.threads) {
           setenv(kCountVariable, count.for_child().c_str(), 1);
+          setenv(kTagVariable, tag.c_str(), 1);
           BenchReport c = run_child(o.exe, child_arguments(o, name, t));
           unsetenv(kCountVariable);
+          unsetenv(kTagVariable);
           count.done += int(c.runs.size());
           // The child printed its own progress and skipped lines on the shared stderr.
           r.skipped.insert(r.skipped.end(), c.skipped.begin(), c.skipped.end());

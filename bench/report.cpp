@@ -146,7 +146,7 @@ void print_layers(std::FILE* out, const BenchReport& r, const std::string& model
     }
   // The two parts of backward(+update) that are no layer: shown in the bwd column.
   const std::pair<const char*, Summary ModelRun::*> parts[] = {
-      {"loss (softmax cross-entropy + gradient)", &ModelRun::loss}, {"SGD update", &ModelRun::update}};
+      {"loss (softmax cross-entropy + gradient)", &ModelRun::loss}, {"optimizer update", &ModelRun::update}};
   for (const auto& [part, member] : parts)
     for (size_t k = 0; k < runs.size(); ++k)
       std::fprintf(out, "%-40s %-20s %9s %8s %9s %8s\n", k ? "" : part,
@@ -306,10 +306,11 @@ void print_report(std::FILE* out, const BenchReport& r) {
     std::fprintf(out, "warning: the load average was %.1f on %d hardware threads before the run: "
                  "other processes competed for the CPUs, parallel timings suffer most\n",
                  r.load_before, r.host_threads);
-  std::fprintf(out, "step = Trainer::step() (gather, forward, loss, backward, SGD update); fwd = "
+  std::fprintf(out, "step = Trainer::step() (gather, forward, loss, backward, %s update); fwd = "
                "Model::forward; bwd = loss gradient + backward + update.\n"
                "Times are medians over timed blocks, [min..max] their spread; GFLOP/s from the "
                "counted FLOPs; speedup = step time of %s / this row's.\n\n",
+               r.options.optimizer.c_str(),
                r.baseline.empty() ? "(none)" : r.baseline.c_str());
   print_runs(out, r);
   print_head_to_head(out, head_to_head(r));
