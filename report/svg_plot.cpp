@@ -122,6 +122,7 @@ struct LegendItem {
   std::string name;
   std::string color;
   std::string dash;  // stroke-dasharray ("" solid)
+  double opacity = 1;  // a bar series drawn lighter (bar charts show a series' dash so)
 };
 int legend_height(const std::vector<LegendItem>& items, double width) {
   if (items.empty()) return 0;
@@ -142,7 +143,8 @@ void legend(std::ostringstream& os, const std::vector<LegendItem>& items, double
     if (x > 0 && x + w > width) y += 16, x = 0;
     os << "<line x1='" << left + x << "' x2='" << left + x + 18 << "' y1='" << y - 4 << "' y2='"
        << y - 4 << "' stroke='" << it.color << "' stroke-width='" << (it.dash.empty() ? 6 : 3)
-       << "'" << (it.dash.empty() ? "" : " stroke-dasharray='" + it.dash + "'")
+       << "' stroke-opacity='" << it.opacity << "'"
+       << (it.dash.empty() ? "" : " stroke-dasharray='" + it.dash + "'")
        << "/><text x='" << left + x + 22
        << "' y='" << y << "' font-size='11'>" << esc(it.name) << "</text>\n";
     x += w;
@@ -156,7 +158,7 @@ std::string dash_of(const Series& s) { return s.dashed ? "6,4" : s.dash; }
 std::vector<LegendItem> legend_items(const std::vector<Series>& ss) {
   std::vector<LegendItem> items;
   for (size_t i = 0; i < ss.size(); ++i)
-    items.push_back({ss[i].name, color_of(ss, i), dash_of(ss[i])});
+    items.push_back({ss[i].name, color_of(ss, i), dash_of(ss[i]), 1});
   return items;
 }
 
@@ -255,7 +257,9 @@ void bar_chart(std::ostringstream& os, const BarChart& c, int x0, int y0, int w,
   size_t label_lines = 1;
   for (const auto& g : c.groups) label_lines = std::max(label_lines, wrap(g, max_chars).size());
   const int bottom = y0 + h - 14 - int(label_lines) * 12;
-  const auto items = legend_items(c.series);
+  auto items = legend_items(c.series);
+  for (LegendItem& it : items)
+    if (!it.dash.empty()) it.dash.clear(), it.opacity = 0.55;  // as the bars are drawn
   const int top = y0 + 32 + legend_height(items, right - left) + 4;
   frame(os, x0, y0, w, h, c.title, "", c.y_label, top, bottom);
   legend(os, items, left, right - left, y0 + 30);
