@@ -8,6 +8,9 @@
 
 #include "backends/registry.hpp"
 #include "tests/harness.hpp"
+#ifdef PCNN_TEST_OPENMP_INTERNALS
+#include "backends/openmp/free_cpus.hpp"
+#endif
 
 namespace pcnn::test {
 
@@ -41,6 +44,27 @@ TEST_CASE("openmp: wait policy from the load at start, unless OMP_WAIT_POLICY/GO
   unsetenv("PCNN_WAIT_TEST");
   CHECK(std::getenv("PCNN_WAIT_TEST") == nullptr);
 }
+
+#ifdef PCNN_TEST_OPENMP_INTERNALS
+TEST_CASE("openmp: the free-CPU count stays within the allowed CPUs and the asked maximum") {
+  const int allowed = omp::allowed_cpus();
+  CHECK(allowed >= 1);
+  CHECK(omp::busy_elsewhere() >= 0);
+  const int free_now = omp::free_cpus_now();
+  CHECK(free_now >= 1);
+  CHECK(free_now <= allowed);
+  omp::FreeCpuTracker one(1), many(allowed + 3, 0.0);  // 0 s: a reading every call
+  for (int i = 0; i < 7; ++i) {
+    CHECK(one.team() == 1);
+    const int t = many.team();
+    CHECK(t >= 1);
+    CHECK(t <= allowed);
+  }
+  omp::FreeCpuTracker slow(allowed, 1e9);  // one reading, then the same answer
+  const int first = slow.team();
+  for (int i = 0; i < 3; ++i) CHECK(slow.team() == first);
+}
+#endif
 
 }  // TEST_SUITE
 

@@ -34,4 +34,8 @@ constexpr double kMinParallelMacs = 32768;
 // wait_policy.cpp).
 const char* wait_policy();
 
+// Whether libgomp's threads spin at barriers (its default, or OMP_WAIT_POLICY=active, or a
+// non-zero GOMP_SPINCOUNT): then a team larger than the free CPUs is slow.
+bool spinning_wait();
+
 }  // namespace pcnn::omp

@@ -12,6 +12,7 @@
 // shared library calls: this one answers as the C library would, but for OMP_WAIT_POLICY when
 // the user set neither variable. It is linked wherever the openmp backend is (the backend's
 // device_name() calls wait_policy() below).
+#include <strings.h>
 #include <time.h>
 
 #include <cstdio>
@@ -85,6 +86,13 @@ const char* wait_policy() {
                                : "wait as OMP_WAIT_POLICY says";
   return passive_by_default() ? "passive wait (other processes were busy at start)"
                               : "spinning wait (the machine was quiet at start)";
+}
+
+bool spinning_wait() {
+  const char* policy = getenv("OMP_WAIT_POLICY");  // ours: the user's, or the default chosen
+  if (policy) return strcasecmp(policy, "passive") != 0;
+  const char* spin = lookup("GOMP_SPINCOUNT", 14);
+  return !spin || std::strtod(spin, nullptr) != 0;  // "0" spins not at all
 }
 
 }  // namespace pcnn::omp
