@@ -12,6 +12,8 @@
 
 #include "backends/registry.hpp"
 #include "bench/child.hpp"
+#include "bench/competitor.hpp"
+#include "bench/decomposition.hpp"
 #include "bench/host_info.hpp"
 #include "core/check.hpp"
 #include "report/number_format.hpp"
@@ -76,6 +78,12 @@ Dataset bench_data(const BenchOptions& o, std::string& what) {
 // once for all thread counts). A child process goes on with its parent's count, handed over
 // in the environment (kCountVariable) so that its lines number on from the parent's.
 constexpr const char* kCountVariable = "PCNN_BENCH_COUNT";
+// The parent's prefix for the child's progress lines ("loaded: " under --contention).
+constexpr const char* kTagVariable = "PCNN_BENCH_TAG";
+std::string parent_tag() {
+  const char* t = std::getenv(kTagVariable);
+  return t ? t : "";
+}
 
 struct Countdown {
   int done = 0, total = 0;
@@ -103,8 +111,8 @@ struct Countdown {
 
 // Every model and batch size on one backend object.
 void bench_backend(Backend& be, int threads, const std::vector<ModelSpec>& specs,
-                   const Dataset& data, const BenchOptions& o, BenchReport& r,
-                   const Progress& progress, Countdown& count) {
+                   const Dataset& data, const BenchOptions& o, std::vector<ModelRun>& runs,
+                   const Progress& progress, Countdown& count, const std::string& tag) {
   for (const ModelSpec& spec : specs)
     for (int batch : o.batches) {
       ModelBenchConfig cfg;
@@ -112,15 +120,14 @@ void bench_backend(Backend& be, int threads, const std::vector<ModelSpec>& specs
       cfg.per_layer = per_layer_at(o, batch);
       cfg.seed = o.seed;
       cfg.optimizer = o.optimizer;
-      r.runs.push_back(bench_model(be, threads, spec, batch, data, cfg));
-      progress(count.line(progress_line(r.runs.back())));
+      runs.push_back(bench_model(be, threads, spec, batch, data, cfg));
+      progress(count.line(tag + parent_tag() + progress_line(runs.back())));
     }
 }
 
 void validate(const BenchOptions& o, const std::vector<std::string>& backends) {
   PCNN_CHECK(!o.models.empty(), "no models to bench");
   PCNN_CHECK(!o.batches.empty(), "no batch sizes to bench");
-  PCNN_CHECK(!o.threads.empty(), "no thread counts to bench");
   for (int b : o.batches) PCNN_CHECK(b >= 1, "batch sizes must be at least 1, got " << b);
   for (int t : o.threads) PCNN_CHECK(t >= 0, "thread counts must be at least 0, got " << t);
   PCNN_CHECK(o.policy.repeat >= 1, "--repeat must be at least 1");
@@ -150,6 +157,7 @@ bool needs_process_per_thread_count(const std::string& backend) {
 BenchReport run_bench(const BenchOptions& opts, const Progress& progress) {
   BenchOptions o = opts;
   if (o.backends.empty()) o.backends = default_backends();
+  if (o.threads.empty()) o.threads = thread_sweep(default_threads(host_cpu_threads()));
   validate(o, o.backends);
   std::vector<ModelSpec> specs;
   for (const std::string& m : o.models) specs.push_back(bench_spec(m));
@@ -159,6 +167,9 @@ BenchReport run_bench(const BenchOptions& opts, const Progress& progress) {
   r.host_cpu = host_cpu_model();
   r.host_threads = host_cpu_threads();
   r.load_before = host_load_average();
+  r.loads_before = host_load_averages();
+  r.build = build_info();
+  r.topology = host_topology();
   for (const auto& e : compiled_backends()) r.compiled.push_back(e.name);
   r.options = o;
   const Dataset data = bench_data(o, r.data);
@@ -172,45 +183,66 @@ BenchReport run_bench(const BenchOptions& opts, const Progress& progress) {
     return int(specs.size() * o.batches.size()) * (backend_entry(backend).sequential ? 1 : int(o.threads.size()));
   };
   Countdown count;
+  std::vector<std::string> cpu_backends;  // those --contention measures again
+  for (const std::string& name : o.backends)
+    if (backend_entry(name).kind == BackendKind::Cpu) cpu_backends.push_back(name);
   for (const std::string& name : o.backends) count.total += planned(name);
+  if (o.contention)
+    for (const std::string& name : cpu_backends) count.total += planned(name);
   count.resume_from_parent();
-  for (const std::string& name : o.backends) {
-    const size_t runs_before = r.runs.size();
-    const bool sequential = backend_entry(name).sequential;
-    const bool children = !o.exe.empty() && !sequential &&
-                          (o.isolate || (needs_process_per_thread_count(name) && o.threads.size() > 1));
-    if (children) {
-      for (int t : o.threads) {
-        setenv(kCountVariable, count.for_child().c_str(), 1);
-        BenchReport c = run_child(o.exe, child_arguments(o, name, t));
-        unsetenv(kCountVariable);
-        count.done += int(c.runs.size());
-        // The child printed its own progress and skipped lines on the shared stderr.
-        r.skipped.insert(r.skipped.end(), c.skipped.begin(), c.skipped.end());
-        r.runs.insert(r.runs.end(), c.runs.begin(), c.runs.end());
-        // Unusable here, or a GPU whose result does not depend on the thread count.
-        if (c.runs.empty() || !c.runs.front().host_memory) break;
+  auto measure = [&](const std::vector<std::string>& names, std::vector<ModelRun>& runs,
+                     const std::string& tag, bool fresh_processes) {
+    for (const std::string& name : names) {
+      const size_t runs_before = runs.size();
+      const bool sequential = backend_entry(name).sequential;
+      const bool children = !o.exe.empty() && !sequential &&
+                            (o.isolate || fresh_processes ||
+                             (needs_process_per_thread_count(name) && o.threads.size() > 1));
+      if (children) {
+        for (int t : o.threads) {
+          setenv(kCountVariable, count.for_child().c_str(), 1);
+          setenv(kTagVariable, tag.c_str(), 1);
+          BenchReport c = run_child(o.exe, child_arguments(o, name, t));
+          unsetenv(kCountVariable);
+          unsetenv(kTagVariable);
+          count.done += int(c.runs.size());
+          // The child printed its own progress and skipped lines on the shared stderr.
+          r.skipped.insert(r.skipped.end(), c.skipped.begin(), c.skipped.end());
+          runs.insert(runs.end(), c.runs.begin(), c.runs.end());
+          // Unusable here, or a GPU whose result does not depend on the thread count.
+          if (c.runs.empty() || !c.runs.front().host_memory) break;
+        }
+        count.total -= planned(name) - int(runs.size() - runs_before);
+        continue;
       }
-      count.total -= planned(name) - int(r.runs.size() - runs_before);
-      continue;
-    }
-    // A sequential backend has one thread whatever is asked; GPU backends ignore the count.
-    const std::vector<int> counts = sequential ? std::vector<int>{1} : o.threads;
-    for (int t : counts) {
-      BackendOptions bo;
-      bo.threads = t;
-      std::unique_ptr<Backend> be;
-      try {
-        be = make_backend(name, bo);
-      } catch (const Unavailable& u) {
-        skip(name, u.what());
-        break;
+      // A sequential backend has one thread whatever is asked; GPU backends ignore the count.
+      const std::vector<int> counts = sequential ? std::vector<int>{1} : o.threads;
+      for (int t : counts) {
+        BackendOptions bo;
+        bo.threads = t;
+        std::unique_ptr<Backend> be;
+        try {
+          be = make_backend(name, bo);
+        } catch (const Unavailable& u) {
+          if (tag.empty()) skip(name, u.what());
+          break;
+        }
+        const int threads = !be->is_host_memory() ? 0 : t > 0 ? t : default_threads(r.host_threads);
+        bench_backend(*be, threads, specs, data, o, runs, progress, count, tag);
+        if (!be->is_host_memory()) break;
       }
-      const int threads = !be->is_host_memory() ? 0 : t > 0 ? t : default_threads(r.host_threads);
-      bench_backend(*be, threads, specs, data, o, r, progress, count);
-      if (!be->is_host_memory()) break;
+      count.total -= planned(name) - int(runs.size() - runs_before);
     }
-    count.total -= planned(name) - int(r.runs.size() - runs_before);
+  };
+  measure(o.backends, r.runs, "", false);
+  if (o.contention) {
+    // Loaded runs of parallel backends in child processes started beside the competitor: a
+    // runtime that sets itself up from the load at start (libgomp's wait policy, see
+    // backends/openmp) sees what a program started on a busy machine sees.
+    r.competitor = competitor_description();
+    progress("contention: starting " + r.competitor + ", then every CPU backend again");
+    Competitor competitor;
+    measure(cpu_backends, r.loaded, "loaded: ", true);
   }
   r.load_after = host_load_average();
   compute_speedups(r);

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/build_info.hpp"
+#include "bench/host_info.hpp"
 #include "bench/model_bench.hpp"
 
 namespace pcnn::bench {
@@ -15,7 +17,9 @@ struct BenchOptions {
   std::vector<std::string> models = {"lenet5", "simard2003"};
   std::vector<int> batches = {16, 64, 256, 1024};
   std::vector<std::string> backends;  // empty: every compiled-in backend, serial first
-  std::vector<int> threads = {0};     // CPU backends; 0 = all cores
+  // CPU backends; 0 = all cores; empty: the sweep 1, 2, 4, ... up to all cores (thread_sweep),
+  // which the speedup decomposition needs (one thread and all of them, from one run).
+  std::vector<int> threads;
   RepeatPolicy policy;
   std::string per_layer = "largest";  // largest | all | none: batch sizes with a layer breakdown
   std::string data_dir;               // MNIST-style folder; empty: synthetic images
@@ -25,6 +29,8 @@ struct BenchOptions {
   // bench times the step training runs.
   std::string optimizer = "adam";
   bool isolate = false;  // every (CPU backend, thread count) in its own child process
+  // Then measure every CPU backend again beside a competing busy process (bench/competitor.hpp).
+  bool contention = false;
   std::string exe;       // this program, for child processes (empty: no children possible)
 };
 
@@ -34,14 +40,21 @@ struct Skipped {
 
 struct BenchReport {
   std::string date, command, host_cpu;
+  std::string version, commit;  // pcnn's, as `pcnn --version` says them (set by the command)
+  BuildInfo build;
+  CpuTopology topology;
   int host_threads = 0;
   double load_before = -1, load_after = -1;  // 1-minute load averages around the run
+  std::vector<double> loads_before;          // 1, 5, 15 minutes, before the run
   std::vector<std::string> compiled;  // compiled_backends(), in registry order
   std::vector<Skipped> skipped;
   std::string baseline;   // run_label() of the runs speedups are over ("" until computed)
   std::string data;       // what the images were
   BenchOptions options;
   std::vector<ModelRun> runs;
+  // --contention: the CPU runs measured again while `competitor` kept a core busy.
+  std::string competitor;
+  std::vector<ModelRun> loaded;
 };
 
 // Progress lines (one per measured configuration) go to this callback.

@@ -67,6 +67,65 @@ void print_head_to_head(std::FILE* out, const std::vector<HeadToHead>& pairs) {
                  h.versus_images_per_s, h.ratio);
 }
 
+std::string times(double v) {
+  char b[32] = "-";
+  if (v > 0) std::snprintf(b, sizeof b, "%.2fx", v);
+  return b;
+}
+
+void print_decomposition(std::FILE* out, const Decomposition& d) {
+  if (!d.cpu.empty()) {
+    std::fprintf(out, "\nspeedup decomposition (same run): algorithmic = %s step / the backend's "
+                 "at 1 thread; parallel = the backend at 1 thread / at N threads; efficiency = "
+                 "parallel / N; total = algorithmic x parallel = %s step / this row's\n",
+                 d.reference.c_str(), d.reference.c_str());
+    std::fprintf(out, "%-8s %-11s %5s %7s %11s %9s %10s %8s\n", "backend", "model", "batch",
+                 "threads", "algorithmic", "parallel", "efficiency", "total");
+    for (const CpuGain& g : d.cpu) {
+      char eff[16] = "-";
+      if (g.parallel > 0) std::snprintf(eff, sizeof eff, "%.0f%%", g.efficiency * 100);
+      std::fprintf(out, "%-8s %-11s %5d %7d %11s %9s %10s %8s\n", g.backend.c_str(),
+                   g.model.c_str(), g.batch, g.threads, times(g.algorithmic).c_str(),
+                   times(g.parallel).c_str(), eff, times(g.total).c_str());
+    }
+  }
+  if (d.gpu.empty()) return;
+  std::fprintf(out, "\nGPU gain (same run) = step of the fastest CPU run at the same model and "
+               "batch / the GPU backend's\n");
+  std::fprintf(out, "%-8s %-11s %5s %-22s %9s\n", "backend", "model", "batch", "fastest CPU run",
+               "gain");
+  for (const GpuGain& g : d.gpu)
+    std::fprintf(out, "%-8s %-11s %5d %-22s %9s\n", g.backend.c_str(), g.model.c_str(), g.batch,
+                 g.versus.c_str(), times(g.gain).c_str());
+}
+
+// Each CPU run beside its loaded twin (same label, model, batch), and serial's loaded step as
+// the bar a parallel backend must stay under.
+void print_contention(std::FILE* out, const BenchReport& r) {
+  if (r.loaded.empty()) return;
+  std::fprintf(out, "\nunder contention: the same runs while %s ran (medians; loaded / idle: > 1 "
+               "is slower; vs %s: %s's loaded step / this loaded step, > 1 is faster)\n",
+               r.competitor.c_str(), reference_backend().name.c_str(),
+               reference_backend().name.c_str());
+  std::fprintf(out, "%-20s %-11s %5s %10s %10s %-21s %12s %8s\n", "backend", "model", "batch",
+               "idle ms", "loaded ms", "[min..max]", "loaded/idle",
+               ("vs " + reference_backend().name).c_str());
+  for (const ModelRun& l : r.loaded) {
+    const ModelRun* idle = nullptr;
+    const ModelRun* ref = nullptr;
+    for (const ModelRun& run : r.runs)
+      if (run_label(run) == run_label(l) && run.model == l.model && run.batch == l.batch) idle = &run;
+    for (const ModelRun& run : r.loaded)
+      if (run.backend == reference_backend().name && run.model == l.model && run.batch == l.batch)
+        ref = &run;
+    std::fprintf(out, "%-20s %-11s %5d %10s %10s %-21s %12s %8s\n", run_label(l).c_str(),
+                 l.model.c_str(), l.batch, idle ? ms(idle->step).c_str() : "-",
+                 ms(l.step).c_str(), spread(l.step).c_str(),
+                 idle ? times(l.step.median / idle->step.median).c_str() : "-",
+                 ref ? times(ref->step.median / l.step.median).c_str() : "-");
+  }
+}
+
 void print_layers(std::FILE* out, const BenchReport& r, const std::string& model, int batch) {
   std::fprintf(out, "\nper-layer: %s, batch %d (each call timed alone between two synchronizes, "
                "so every number includes one)\n", model.c_str(), batch);
@@ -87,7 +146,7 @@ void print_layers(std::FILE* out, const BenchReport& r, const std::string& model
     }
   // The two parts of backward(+update) that are no layer: shown in the bwd column.
   const std::pair<const char*, Summary ModelRun::*> parts[] = {
-      {"loss (softmax cross-entropy + gradient)", &ModelRun::loss}, {"SGD update", &ModelRun::update}};
+      {"loss (softmax cross-entropy + gradient)", &ModelRun::loss}, {"optimizer update", &ModelRun::update}};
   for (const auto& [part, member] : parts)
     for (size_t k = 0; k < runs.size(); ++k)
       std::fprintf(out, "%-40s %-20s %9s %8s %9s %8s\n", k ? "" : part,
@@ -221,8 +280,22 @@ std::vector<HeadToHead> head_to_head(const BenchReport& r) {
 }
 
 void print_report(std::FILE* out, const BenchReport& r) {
-  std::fprintf(out, "host: %s (%d hardware threads), %s\n", r.host_cpu.c_str(), r.host_threads,
-               r.date.c_str());
+  std::fprintf(out, "host: %s (%d hardware threads", r.host_cpu.c_str(), r.host_threads);
+  if (r.topology.physical_cores > 0)
+    std::fprintf(out, ", %d physical cores in %d package%s, from %s", r.topology.physical_cores,
+                 r.topology.packages, r.topology.packages == 1 ? "" : "s",
+                 r.topology.source.c_str());
+  std::fprintf(out, "), %s", r.date.c_str());
+  if (r.loads_before.size() == 3)
+    std::fprintf(out, ", load average %.2f %.2f %.2f", r.loads_before[0], r.loads_before[1],
+                 r.loads_before[2]);
+  std::fprintf(out, "\n");
+  if (!r.version.empty() || !r.build.compiler.empty())
+    std::fprintf(out, "build: pcnn %s (commit %s), %s, %s, flags: %s\n",
+                 r.version.empty() ? "?" : r.version.c_str(),
+                 r.commit.empty() ? "?" : r.commit.c_str(), r.build.compiler.c_str(),
+                 r.build.build_type.empty() ? "no build type" : r.build.build_type.c_str(),
+                 r.build.flags.c_str());
   std::set<std::string> seen;
   for (const ModelRun& run : r.runs)
     if (seen.insert(run_label(run)).second)
@@ -233,13 +306,16 @@ void print_report(std::FILE* out, const BenchReport& r) {
     std::fprintf(out, "warning: the load average was %.1f on %d hardware threads before the run: "
                  "other processes competed for the CPUs, parallel timings suffer most\n",
                  r.load_before, r.host_threads);
-  std::fprintf(out, "step = Trainer::step() (gather, forward, loss, backward, SGD update); fwd = "
+  std::fprintf(out, "step = Trainer::step() (gather, forward, loss, backward, %s update); fwd = "
                "Model::forward; bwd = loss gradient + backward + update.\n"
                "Times are medians over timed blocks, [min..max] their spread; GFLOP/s from the "
                "counted FLOPs; speedup = step time of %s / this row's.\n\n",
+               r.options.optimizer.c_str(),
                r.baseline.empty() ? "(none)" : r.baseline.c_str());
   print_runs(out, r);
   print_head_to_head(out, head_to_head(r));
+  print_decomposition(out, decompose(r));
+  print_contention(out, r);
   std::set<std::pair<std::string, int>> done;
   for (const ModelRun& run : r.runs)
     if (!run.layers.empty() && done.insert({run.model, run.batch}).second)
@@ -253,17 +329,56 @@ json to_json(const BenchReport& r) {
   json skipped = json::array(), runs = json::array();
   for (const Skipped& s : r.skipped) skipped.push_back({{"backend", s.backend}, {"reason", s.reason}});
   for (const ModelRun& run : r.runs) runs.push_back(run_json(run));
+  // Where each backend ran, once each: the GPU backends' names carry the CUDA driver and
+  // runtime versions, cudnn's its library versions (Backend::device_name()).
+  json devices = json::array();
+  std::set<std::string> seen_devices;
+  for (const ModelRun& run : r.runs)
+    if (seen_devices.insert(run_label(run)).second)
+      devices.push_back({{"label", run_label(run)}, {"backend", run.backend}, {"device", run.device}});
+  json loaded = json::array();
+  for (const ModelRun& run : r.loaded) loaded.push_back(run_json(run));
   json pairs = json::array();  // derived from runs (recomputed, not read back, by --from)
   for (const HeadToHead& h : head_to_head(r))
     pairs.push_back({{"backend", h.backend}, {"versus", h.versus}, {"model", h.model},
                      {"batch", h.batch}, {"images_per_s", h.images_per_s},
                      {"versus_images_per_s", h.versus_images_per_s}, {"ratio", h.ratio}});
+  const Decomposition d = decompose(r);  // derived too
+  json cpu_gains = json::array(), gpu_gains = json::array();
+  auto ratio_or_null = [](double v) { return v > 0 ? json(v) : json(nullptr); };
+  for (const CpuGain& g : d.cpu)
+    cpu_gains.push_back({{"backend", g.backend}, {"model", g.model}, {"batch", g.batch},
+                         {"threads", g.threads}, {"algorithmic_gain", ratio_or_null(g.algorithmic)},
+                         {"parallel_gain", ratio_or_null(g.parallel)},
+                         {"parallel_efficiency", ratio_or_null(g.efficiency)},
+                         {"total_gain", ratio_or_null(g.total)}});
+  for (const GpuGain& g : d.gpu)
+    gpu_gains.push_back({{"backend", g.backend}, {"model", g.model}, {"batch", g.batch},
+                         {"versus", g.versus}, {"gain", g.gain}});
+  const json decomposition = {
+      {"reference", d.reference},
+      {"notes", {"algorithmic_gain = reference step / the backend's step at 1 thread",
+                 "parallel_gain = the backend's step at 1 thread / at 'threads' threads",
+                 "parallel_efficiency = parallel_gain / threads",
+                 "total_gain = algorithmic_gain x parallel_gain = reference step / this one's",
+                 "gpu gain = step of the fastest CPU run ('versus') / the GPU backend's",
+                 "all of one run, medians of the step time; null: a run it needs is missing"}},
+      {"cpu", cpu_gains},
+      {"gpu", gpu_gains}};
   return {{"tool", "pcnn bench"},
           {"date", r.date},
           {"command", r.command},
+          {"pcnn", {{"version", r.version}, {"commit", r.commit}}},
+          {"build", {{"compiler", r.build.compiler}, {"flags", r.build.flags},
+                     {"build_type", r.build.build_type}}},
           {"host", {{"cpu", r.host_cpu}, {"hardware_threads", r.host_threads},
-                    {"load_average_before", r.load_before}, {"load_average_after", r.load_after}}},
+                    {"physical_cores", r.topology.physical_cores},
+                    {"packages", r.topology.packages},
+                    {"topology_from", r.topology.source},
+                    {"load_average_before", r.load_before}, {"load_average_after", r.load_after},
+                    {"load_averages_before_1_5_15_min", r.loads_before}}},
           {"compiled_backends", r.compiled},
+          {"devices", devices},
           {"skipped", skipped},
           {"data", r.data},
           {"speedup_baseline", r.baseline},
@@ -272,6 +387,7 @@ json to_json(const BenchReport& r) {
                         {"repeat", o.policy.repeat}, {"min_repeat", o.policy.min_repeat},
                         {"warmup", o.policy.warmup}, {"budget_s", o.policy.budget_s},
                         {"per_layer", o.per_layer}, {"seed", o.seed},
+                        {"contention", o.contention},
                         {"optimizer", o.optimizer},
                         {"synthetic_images", o.synthetic_images}, {"data_dir", o.data_dir}}},
           {"notes", {"times in seconds per iteration: median, min, max, quartiles over 'samples' "
@@ -280,6 +396,8 @@ json to_json(const BenchReport& r) {
                      "backward = loss gradient + Model::backward + the optimizer's update (settings.optimizer)",
                      "speedup = baseline step time / this run's, same model and batch size"}},
           {"head_to_head", pairs},
+          {"contention", {{"competitor", r.competitor}, {"runs", loaded}}},
+          {"speedup_decomposition", decomposition},
           {"runs", runs}};
 }
 
@@ -289,6 +407,21 @@ BenchReport report_from_json(const json& j) {
   const json& host = j.at("host");
   r.host_cpu = host.at("cpu"); r.host_threads = host.at("hardware_threads");
   r.load_before = host.at("load_average_before"); r.load_after = host.at("load_average_after");
+  // Files from before issue 14 have none of these.
+  r.topology.physical_cores = host.value("physical_cores", 0);
+  r.topology.packages = host.value("packages", 0);
+  r.topology.hardware_threads = r.host_threads;
+  r.topology.source = host.value("topology_from", "");
+  r.loads_before = host.value("load_averages_before_1_5_15_min", std::vector<double>{});
+  if (j.contains("pcnn")) {
+    r.version = j.at("pcnn").value("version", "");
+    r.commit = j.at("pcnn").value("commit", "");
+  }
+  if (j.contains("build")) {
+    r.build.compiler = j.at("build").value("compiler", "");
+    r.build.flags = j.at("build").value("flags", "");
+    r.build.build_type = j.at("build").value("build_type", "");
+  }
   r.compiled = j.at("compiled_backends").get<std::vector<std::string>>();
   for (const json& s : j.at("skipped")) r.skipped.push_back({s.at("backend"), s.at("reason")});
   r.data = j.at("data");
@@ -305,6 +438,11 @@ BenchReport report_from_json(const json& j) {
   o.optimizer = s.value("optimizer", "sgd");  // files from before the option timed SGD
   o.synthetic_images = s.at("synthetic_images"); o.data_dir = s.at("data_dir");
   for (const json& run : j.at("runs")) r.runs.push_back(run_from(run));
+  o.contention = s.value("contention", false);  // files from before --contention have none
+  if (j.contains("contention")) {
+    r.competitor = j.at("contention").at("competitor");
+    for (const json& run : j.at("contention").at("runs")) r.loaded.push_back(run_from(run));
+  }
   return r;
 }
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "bench/bench_run.hpp"
+#include "bench/decomposition.hpp"
 
 namespace pcnn::bench {
 
@@ -28,7 +29,7 @@ struct HeadToHead {
 // cost on a GPU; openmp vs serial; kokkos vs openmp: the same on a CPU), in registry order.
 std::vector<HeadToHead> head_to_head(const BenchReport& r);
 
-// The summary table, the head-to-head ratios, then one per-layer table per model and batch that
+// The summary table, the head-to-head ratios, the speedup decomposition, then one per-layer table per model and batch that
 // has a breakdown.
 void print_report(std::FILE* out, const BenchReport& r);
 

@@ -71,6 +71,12 @@ struct Axis {
         for (double m : {1.0, 2.0, 5.0})
           if ((dense || m == 1.0) && d * m >= lo * 0.9999 && d * m <= hi * 1.0001)
             t.push_back(d * m);
+      if (t.size() >= 3) return t;
+      // Less than a decade or so: every whole multiple, so the axis still has numbers on it.
+      t.clear();
+      for (double d = std::pow(10, std::floor(std::log10(lo))); d <= hi * 1.0001; d *= 10)
+        for (int m = 1; m <= 9; ++m)
+          if (d * m >= lo * 0.9999 && d * m <= hi * 1.0001) t.push_back(d * m);
       return t;
     }
     const double raw = (hi - lo) / 5;
@@ -86,9 +92,14 @@ struct Axis {
 
 void range_of(const std::vector<Series>& ss, bool use_x, bool log, double& lo, double& hi) {
   lo = 1e300; hi = -1e300;
-  for (const auto& s : ss)
-    for (double v : use_x ? s.x : s.y)
-      if (std::isfinite(v) && (!log || v > 0)) { lo = std::min(lo, v); hi = std::max(hi, v); }
+  auto take = [&](double v) {
+    if (std::isfinite(v) && (!log || v > 0)) { lo = std::min(lo, v); hi = std::max(hi, v); }
+  };
+  for (const auto& s : ss) {
+    for (double v : use_x ? s.x : s.y) take(v);
+    if (!use_x && s.lo.size() == s.y.size() && s.hi.size() == s.y.size())
+      for (size_t i = 0; i < s.y.size(); ++i) take(s.lo[i]), take(s.hi[i]);
+  }
   if (lo > hi) { lo = log ? 1 : 0; hi = log ? 10 : 1; }
   if (lo == hi) { lo = log ? lo / 2 : lo - 1; hi = log ? hi * 2 : hi + 1; }
 }
@@ -110,7 +121,8 @@ void pad_range(bool log, bool keep_zero, double& lo, double& hi) {
 struct LegendItem {
   std::string name;
   std::string color;
-  bool dashed;
+  std::string dash;  // stroke-dasharray ("" solid)
+  double opacity = 1;  // a bar series drawn lighter (bar charts show a series' dash so)
 };
 int legend_height(const std::vector<LegendItem>& items, double width) {
   if (items.empty()) return 0;
@@ -130,16 +142,30 @@ void legend(std::ostringstream& os, const std::vector<LegendItem>& items, double
     const double w = 22 + text_width(it.name, 11) + 14;
     if (x > 0 && x + w > width) y += 16, x = 0;
     os << "<line x1='" << left + x << "' x2='" << left + x + 18 << "' y1='" << y - 4 << "' y2='"
-       << y - 4 << "' stroke='" << it.color << "' stroke-width='6'"
-       << (it.dashed ? " stroke-dasharray='4,2'" : "") << "/><text x='" << left + x + 22
+       << y - 4 << "' stroke='" << it.color << "' stroke-width='" << (it.dash.empty() ? 6 : 3)
+       << "' stroke-opacity='" << it.opacity << "'"
+       << (it.dash.empty() ? "" : " stroke-dasharray='" + it.dash + "'")
+       << "/><text x='" << left + x + 22
        << "' y='" << y << "' font-size='11'>" << esc(it.name) << "</text>\n";
     x += w;
   }
 }
+std::string color_of(const std::vector<Series>& ss, size_t i) {
+  return ss[i].color.empty() ? color(i) : ss[i].color;
+}
+std::string dash_of(const Series& s) { return s.dashed ? "6,4" : s.dash; }
+
 std::vector<LegendItem> legend_items(const std::vector<Series>& ss) {
   std::vector<LegendItem> items;
-  for (size_t i = 0; i < ss.size(); ++i) items.push_back({ss[i].name, color(i), ss[i].dashed});
+  for (size_t i = 0; i < ss.size(); ++i)
+    items.push_back({ss[i].name, color_of(ss, i), dash_of(ss[i]), 1});
   return items;
+}
+
+// A vertical whisker with caps from lo to hi at x (pixels), for a measured spread.
+void whisker(std::ostringstream& os, double x, double y_lo, double y_hi, const std::string& c) {
+  os << "<path d='M" << x << "," << y_lo << "V" << y_hi << "M" << x - 3 << "," << y_lo << "h6M"
+     << x - 3 << "," << y_hi << "h6' stroke='" << c << "' stroke-width='1.2' fill='none'/>\n";
 }
 
 void frame(std::ostringstream& os, int x0, int y0, int w, int h, const std::string& title,
@@ -160,7 +186,7 @@ void y_axis(std::ostringstream& os, const Axis& ay, int left, int right) {
     const double py = ay.map(t);
     os << "<line x1='" << left << "' x2='" << right << "' y1='" << py << "' y2='" << py
        << "' stroke='#ddd'/><text x='" << left - 4 << "' y='" << py + 4
-       << "' text-anchor='end' font-size='10'>" << fmt(t) << "</text>\n";
+       << "' text-anchor='end' font-size='11'>" << fmt(t) << "</text>\n";
   }
 }
 
@@ -185,22 +211,28 @@ void line_chart(std::ostringstream& os, const LineChart& c, int x0, int y0, int 
     const double px = ax.map(t);
     os << "<line x1='" << px << "' x2='" << px << "' y1='" << top << "' y2='" << bottom
        << "' stroke='#eee'/><text x='" << px << "' y='" << bottom + 14
-       << "' text-anchor='middle' font-size='10'>" << fmt(t) << "</text>\n";
+       << "' text-anchor='middle' font-size='11'>" << fmt(t) << "</text>\n";
   }
   os << "<rect x='" << left << "' y='" << top << "' width='" << right - left << "' height='"
      << bottom - top << "' fill='none' stroke='#444'/>\n";
   for (size_t i = 0; i < c.series.size(); ++i) {
     const Series& s = c.series[i];
+    const std::string col = color_of(c.series, i), dash = dash_of(s);
+    const bool spread = s.lo.size() == s.y.size() && s.hi.size() == s.y.size();
     std::ostringstream pts;
     for (size_t k = 0; k < s.x.size() && k < s.y.size(); ++k) {
       if (!std::isfinite(s.y[k]) || (c.log_y && s.y[k] <= 0)) continue;
       pts << ax.map(s.x[k]) << "," << ay.map(s.y[k]) << " ";
+      if (spread && std::isfinite(s.lo[k]) && std::isfinite(s.hi[k]) &&
+          (!c.log_y || (s.lo[k] > 0 && s.hi[k] > 0)))
+        whisker(os, ax.map(s.x[k]), ay.map(s.lo[k]), ay.map(s.hi[k]), col);
       if (!s.dashed)
         os << "<circle cx='" << ax.map(s.x[k]) << "' cy='" << ay.map(s.y[k]) << "' r='3' fill='"
-           << color(i) << "'/>\n";
+           << col << "'/>\n";
     }
-    os << "<polyline points='" << pts.str() << "' fill='none' stroke='" << color(i)
-       << "' stroke-width='2'" << (s.dashed ? " stroke-dasharray='6,4'" : "") << "/>\n";
+    os << "<polyline points='" << pts.str() << "' fill='none' stroke='" << col
+       << "' stroke-width='2'" << (dash.empty() ? "" : " stroke-dasharray='" + dash + "'")
+       << "/>\n";
   }
 }
 
@@ -225,7 +257,9 @@ void bar_chart(std::ostringstream& os, const BarChart& c, int x0, int y0, int w,
   size_t label_lines = 1;
   for (const auto& g : c.groups) label_lines = std::max(label_lines, wrap(g, max_chars).size());
   const int bottom = y0 + h - 14 - int(label_lines) * 12;
-  const auto items = legend_items(c.series);
+  auto items = legend_items(c.series);
+  for (LegendItem& it : items)
+    if (!it.dash.empty()) it.dash.clear(), it.opacity = 0.55;  // as the bars are drawn
   const int top = y0 + 32 + legend_height(items, right - left) + 4;
   frame(os, x0, y0, w, h, c.title, "", c.y_label, top, bottom);
   legend(os, items, left, right - left, y0 + 30);
@@ -246,8 +280,16 @@ void bar_chart(std::ostringstream& os, const BarChart& c, int x0, int y0, int w,
       const double v = c.series[s].y[g];
       if (!std::isfinite(v) || (c.log_y && v <= 0)) continue;
       const double py = ay.map(v);
-      os << "<rect x='" << gx + gw * 0.1 + s * bw << "' y='" << py << "' width='" << bw * 0.95
-         << "' height='" << std::max(0.0, bottom - py) << "' fill='" << color(s) << "'/>\n";
+      const Series& ser = c.series[s];
+      const std::string col = color_of(c.series, s);
+      const double bx = gx + gw * 0.1 + s * bw;
+      os << "<rect x='" << bx << "' y='" << py << "' width='" << bw * 0.95 << "' height='"
+         << std::max(0.0, bottom - py) << "' fill='" << col << "'"
+         << (ser.dash.empty() ? "" : " fill-opacity='0.55' stroke='" + col + "'") << "/>\n";
+      if (ser.lo.size() == ser.y.size() && ser.hi.size() == ser.y.size() &&
+          std::isfinite(ser.lo[g]) && std::isfinite(ser.hi[g]) &&
+          (!c.log_y || (ser.lo[g] > 0 && ser.hi[g] > 0)))
+        whisker(os, bx + bw * 0.475, ay.map(ser.lo[g]), ay.map(ser.hi[g]), "#222");
     }
     const auto lines = wrap(c.groups[g], max_chars);
     for (size_t k = 0; k < lines.size(); ++k)
@@ -261,13 +303,30 @@ void bar_chart(std::ostringstream& os, const BarChart& c, int x0, int y0, int w,
 
 std::string render_svg(const Figure& fig) {
   const int n = int(fig.lines.size() + fig.bars.size());
+  const int width = fig.width * std::max(1, n);
+  // The footer wraps at the figure's width (a one-chart figure is narrow).
+  const auto footer_lines = wrap(fig.footer, size_t(std::max(20.0, (width - 16) / (0.56 * 11))));
+  const int footer = footer_lines.empty() ? 0 : 14 * int(footer_lines.size()) + 8;
+  const int height = fig.height + footer;
+  std::string title = fig.title;
+  if (title.empty()) {
+    for (const auto& c : fig.lines) title += (title.empty() ? "" : "; ") + c.title;
+    for (const auto& c : fig.bars) title += (title.empty() ? "" : "; ") + c.title;
+  }
   std::ostringstream os;
   os << "<?xml version='1.0' encoding='UTF-8'?>\n<svg xmlns='http://www.w3.org/2000/svg' width='"
-     << fig.width * std::max(1, n) << "' height='" << fig.height
-     << "' font-family='Helvetica, Arial, sans-serif'>\n";
+     << width << "' height='" << height << "' viewBox='0 0 " << width << " " << height
+     << "' font-family='Helvetica, Arial, sans-serif'>\n<title>" << esc(title) << "</title>\n";
   int i = 0;
   for (const auto& c : fig.lines) line_chart(os, c, fig.width * i++, 0, fig.width, fig.height);
   for (const auto& c : fig.bars) bar_chart(os, c, fig.width * i++, 0, fig.width, fig.height);
+  if (footer) {
+    os << "<rect x='0' y='" << fig.height << "' width='" << width << "' height='" << footer
+       << "' fill='white'/>\n";
+    for (size_t k = 0; k < footer_lines.size(); ++k)
+      os << "<text x='8' y='" << fig.height + 12 + 14 * int(k) << "' font-size='11' fill='#444'>"
+         << esc(footer_lines[k]) << "</text>\n";
+  }
   os << "</svg>\n";
   return os.str();
 }

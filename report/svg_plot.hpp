@@ -11,6 +11,11 @@ struct Series {
   std::string name;
   std::vector<double> x, y;
   bool dashed = false;  // line charts: a reference line (e.g. ideal scaling), drawn dashed
+  std::string color = "";  // "#rrggbb"; empty: the palette's colour for the series' position
+  std::string dash = "";   // line charts: an SVG stroke-dasharray for a data line ("" solid)
+  // The measured spread of each point (e.g. min and max): a whisker from lo[i] to hi[i] where
+  // both are given (same length as y), none where empty.
+  std::vector<double> lo = {}, hi = {};
 };
 
 struct LineChart {
@@ -34,6 +39,8 @@ struct Figure {
   std::vector<LineChart> lines;
   std::vector<BarChart> bars;
   int width = 560, height = 380;
+  std::string title;   // the SVG's <title> (empty: the charts' titles joined)
+  std::string footer;  // a line under the charts, e.g. machine, date and version
 };
 
 // Writes the figure (line charts first, then bar charts, left to right). Throws Error on I/O.

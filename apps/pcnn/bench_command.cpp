@@ -7,6 +7,7 @@
 
 #include "apps/pcnn/commands.hpp"
 #include "apps/pcnn/options.hpp"
+#include "apps/pcnn/version.hpp"
 #include "bench/bench_run.hpp"
 #include "bench/host_info.hpp"
 #include "bench/plots.hpp"
@@ -53,6 +54,13 @@ int run_bench_command(BenchCliOptions o) {
   } else {
     r = bench::run_bench(o.bench, progress);
     r.command = bench::own_command_line();
+    // "pcnn 0.1 (commit 2c9dbda)\n...": the version and commit `pcnn --version` prints.
+    const std::string v = version_text().substr(0, version_text().find('\n'));
+    const size_t open = v.find(" (commit "), close = v.rfind(')');
+    if (v.rfind("pcnn ", 0) == 0 && open != std::string::npos && close > open) {
+      r.version = v.substr(5, open - 5);
+      r.commit = v.substr(open + 9, close - open - 9);
+    }
   }
   if (o.json_only) {
     std::printf("%s\n", bench::to_json(r).dump().c_str());
@@ -91,7 +99,8 @@ Command add_bench_command(CLI::App& app) {
   add_model_option(*sub, b.models);
   add_batch_option(*sub, b.batches, "batch sizes, comma-separated");
   add_threads_option(*sub, b.threads,
-                     "CPU threads, or a list for a strong-scaling sweep (0 = all cores)");
+                     "CPU threads, or a list for a strong-scaling sweep (0 = all cores; default: 1, 2, "
+                     "4, ... up to all cores, for the speedup decomposition)");
   sub->add_option("--repeat", b.policy.repeat,
                   "timed blocks per measurement (fewer, but at least 3, once --budget is spent)")
       ->check(whole_number(1, kMaxRepeat))->capture_default_str();
@@ -115,6 +124,9 @@ Command add_bench_command(CLI::App& app) {
   sub->add_flag("--isolate", b.isolate,
                 "run each CPU backend and thread count in its own child process (always done "
                 "for kokkos when --threads has several values)");
+  sub->add_flag("--contention", b.contention,
+                "then measure every CPU backend again while a busy process (nice 19) competes "
+                "for a core, and print loaded against idle step times");
   add_path_option(*sub, "--out", o->out,
                   "write bench.json, bench.csv, bench_layers.csv and SVG graphs here");
   sub->add_flag("--json-only", o->json_only, "print only the JSON report on stdout (child runs)");

@@ -45,7 +45,16 @@ CudaContext::CudaContext(int device) : device_(device) {
     PCNN_CUDA_CHECK(cudaSetDevice(device));
     cudaDeviceProp prop{};
     PCNN_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-    name_ = prop.name;
+    // The driver and runtime beside the device's name, so that result files (bench.json) say
+    // what the numbers were taken with: "NVIDIA H200 (CUDA driver 12.8, runtime 12.4)".
+    int driver = 0, runtime = 0;
+    PCNN_CUDA_CHECK(cudaDriverGetVersion(&driver));
+    PCNN_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+    const auto version = [](int v) {
+      return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+    };
+    name_ = std::string(prop.name) + " (CUDA driver " + version(driver) + ", runtime " +
+            version(runtime) + ")";
     sm_count_ = prop.multiProcessorCount;
     PCNN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     counters_ = static_cast<unsigned*>(malloc_device(kCounters * sizeof(unsigned)));

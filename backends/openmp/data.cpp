@@ -19,6 +19,7 @@ void gather_one(const DeviceDataset& data, const BatchLayout& layout, int j, uin
 void OpenMPBackend::gather_train_batch(const DeviceDataset& data, const int32_t* step,
                                        int steps_per_epoch, uint32_t seed,
                                        const BatchLayout& layout, float* x, int32_t* y) {
+  follow_free_cpus();  // once per training step
   const TrainBatchPosition pos = train_batch_position(*step, steps_per_epoch, layout.batch, seed);
 #pragma omp parallel for num_threads(threads_) schedule(static) if (layout.batch > 1)
   for (int j = 0; j < layout.batch; ++j)
@@ -28,6 +29,7 @@ void OpenMPBackend::gather_train_batch(const DeviceDataset& data, const int32_t*
 // data (count,H,W) uint8 -> x (batch,1,out_h,out_w), y (batch) of samples first.. in order
 void OpenMPBackend::gather_batch(const DeviceDataset& data, int first, const BatchLayout& layout,
                                  float* x, int32_t* y) {
+  follow_free_cpus();
 #pragma omp parallel for num_threads(threads_) schedule(static) if (layout.batch > 1)
   for (int j = 0; j < layout.batch; ++j) gather_one(data, layout, j, uint32_t(first + j), x, y);
 }

@@ -4,6 +4,7 @@
 
 #include <omp.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -14,13 +15,21 @@
 namespace pcnn {
 
 OpenMPBackend::OpenMPBackend(int threads)
-    : threads_(threads > 0 ? threads : omp_get_max_threads()) {
+    : max_threads_(threads > 0 ? threads : omp_get_max_threads()), threads_(max_threads_) {
   PCNN_CHECK(threads >= 0, "openmp backend: thread count must be >= 0, got " << threads);
-  scratch_.resize(size_t(threads_));
+  scratch_.resize(size_t(max_threads_));
+  // A count asked for (here or in OMP_NUM_THREADS) is kept whatever the load.
+  if (threads == 0 && !std::getenv("OMP_NUM_THREADS") && max_threads_ > 1 && omp::spinning_wait()) {
+    free_cpus_ = std::make_unique<omp::FreeCpuTracker>(max_threads_);
+    follow_free_cpus();
+  }
 }
 
 std::string OpenMPBackend::device_name() const {
-  return "OpenMP, " + std::to_string(threads_) + (threads_ == 1 ? " thread" : " threads");
+  const std::string n =
+      std::to_string(max_threads_) + (max_threads_ == 1 ? " thread" : " threads");
+  return "OpenMP, " + (free_cpus_ ? "up to " + n + " (as many as CPUs are free)" : n) + ", " +
+         omp::wait_policy();
 }
 
 // dst[0..n) = value

@@ -7,10 +7,12 @@
 #pragma once
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "backends/openmp/batch_partials.hpp"
 #include "backends/openmp/conv_gemm.hpp"
+#include "backends/openmp/free_cpus.hpp"
 #include "backends/openmp/gemm_block.hpp"
 #include "backends/openmp/parallel.hpp"
 #include "backends/serial/serial_backend.hpp"
@@ -39,6 +41,10 @@ inline float* ensure(std::vector<float>& v, size_t n) {
 
 class OpenMPBackend : public SerialBackend {
  public:
+  // threads 0: all cores (OMP_NUM_THREADS where set). With no count asked for either way and
+  // libgomp spinning at barriers, the team follows the CPUs other processes leave free
+  // (omp::FreeCpuTracker, re-read at most every 0.25 s when a batch is gathered). Results do not
+  // depend on the team size, so it may change between steps.
   explicit OpenMPBackend(int threads);
 
   std::string name() const override { return "openmp"; }
@@ -56,8 +62,14 @@ class OpenMPBackend : public SerialBackend {
 
  private:
   omp::ThreadScratch& scratch(int tid) { return scratch_[size_t(tid)]; }
+  // Sets threads_ from the free CPUs when following them (called once per gathered batch).
+  void follow_free_cpus() {
+    if (free_cpus_) threads_ = free_cpus_->team();
+  }
 
+  int max_threads_;
   int threads_;
+  std::unique_ptr<omp::FreeCpuTracker> free_cpus_;  // null: a fixed team of max_threads_
   std::vector<omp::ThreadScratch> scratch_;  // one per thread
   omp::ConvTables conv_tables_;              // of the convolution being run, built per call
   omp::GroupPartials partials_;              // batch sums of the weight gradient being run

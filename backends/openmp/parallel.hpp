@@ -29,4 +29,13 @@ inline int team_for(size_t n, int threads) { return n >= kMinParallel ? threads 
 // GEMMs below this many multiply-adds run on the calling thread.
 constexpr double kMinParallelMacs = 32768;
 
+// How the threads wait, for device_name(): passive when other processes were busy as the
+// program started, else libgomp's spinning, unless OMP_WAIT_POLICY / GOMP_SPINCOUNT say (see
+// wait_policy.cpp).
+const char* wait_policy();
+
+// Whether libgomp's threads spin at barriers (its default, or OMP_WAIT_POLICY=active, or a
+// non-zero GOMP_SPINCOUNT): then a team larger than the free CPUs is slow.
+bool spinning_wait();
+
 }  // namespace pcnn::omp
