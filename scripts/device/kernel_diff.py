@@ -14,7 +14,7 @@ T = "gpu__time_duration.sum"
 
 
 def main(before_path, after_path):
-    sides = [one_step(read_kernels(p)) for p in (before_path, after_path)]
+    sides = [one_step(read_kernels(p))[0] for p in (before_path, after_path)]
     print(f"{'#':>3}  {'before':<52}{'us':>8}   {'after':<52}{'us':>8}")
     for i in range(max(len(s) for s in sides)):
         cells = []
