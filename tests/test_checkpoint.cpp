@@ -75,7 +75,7 @@ Checkpoint full_checkpoint(const std::string& optimizer) {
     row.test_accuracy = 0.8 + 0.01 * e;
     c.history.push_back(row);
   }
-  c.log_mark = {3, 25, 100, 150, 3.25, 7, -0.75, {}};
+  c.log_mark = {3, 25, 100, 150, 3.25, 7, -0.75, {}, {}};
   c.elapsed_s = 9.125;
   c.checkpoint_every = 25;
   c.backend = "openmp";
