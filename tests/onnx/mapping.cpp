@@ -23,14 +23,6 @@ Plan skip(std::string why) {
   return p;
 }
 
-std::string shape_text(const std::vector<int64_t>& dims) {
-  std::ostringstream os;
-  os << "(";
-  for (size_t k = 0; k < dims.size(); ++k) os << (k ? "," : "") << dims[k];
-  os << ")";
-  return os.str();
-}
-
 std::string ints_text(const std::vector<int64_t>& v) {
   std::string s = shape_text(v);
   return s.substr(1, s.size() - 2);
@@ -127,11 +119,9 @@ Plan map_pool(PoolKind kind, const Node& n, const Inputs& in) {
   return p;
 }
 
-Plan map_max_pool(const Node& n, const Inputs& in, int64_t) {
-  return map_pool(PoolKind::Max, n, in);
-}
-Plan map_avg_pool(const Node& n, const Inputs& in, int64_t) {
-  return map_pool(PoolKind::Avg, n, in);
+template <PoolKind K>
+Plan map_pool_of(const Node& n, const Inputs& in, int64_t) {
+  return map_pool(K, n, in);
 }
 
 // ---- convolution ---------------------------------------------------------------------------
@@ -270,14 +260,9 @@ Plan map_activation(Activation act, const Node& n, const Inputs& in) {
   return p;
 }
 
-Plan map_relu(const Node& n, const Inputs& in, int64_t) {
-  return map_activation(Activation::ReLU, n, in);
-}
-Plan map_tanh(const Node& n, const Inputs& in, int64_t) {
-  return map_activation(Activation::Tanh, n, in);
-}
-Plan map_sigmoid(const Node& n, const Inputs& in, int64_t) {
-  return map_activation(Activation::Sigmoid, n, in);
+template <Activation A>
+Plan map_activation_of(const Node& n, const Inputs& in, int64_t) {
+  return map_activation(A, n, in);
 }
 
 // ---- softmax and its cross-entropy ---------------------------------------------------------
@@ -368,12 +353,12 @@ struct OpRow {
 
 const OpRow kOps[] = {
     {"Conv", map_conv, -1},
-    {"MaxPool", map_max_pool, -1},
-    {"AveragePool", map_avg_pool, -1},
+    {"MaxPool", map_pool_of<PoolKind::Max>, -1},
+    {"AveragePool", map_pool_of<PoolKind::Avg>, -1},
     {"Gemm", map_gemm, -1},
-    {"Relu", map_relu, -1},
-    {"Tanh", map_tanh, -1},
-    {"Sigmoid", map_sigmoid, -1},
+    {"Relu", map_activation_of<Activation::ReLU>, -1},
+    {"Tanh", map_activation_of<Activation::Tanh>, -1},
+    {"Sigmoid", map_activation_of<Activation::Sigmoid>, -1},
     {"Softmax", map_softmax, -1},
     {"SoftmaxCrossEntropyLoss", map_softmax_cross_entropy, 1},
     // Being added to pcnn: a mapper here (in place of nullptr) makes their cases run.

@@ -157,6 +157,14 @@ void read_opset(const Field& msg, Model& m, const std::string& what) {
 
 }  // namespace
 
+std::string shape_text(const std::vector<int64_t>& dims) {
+  std::ostringstream os;
+  os << "(";
+  for (size_t k = 0; k < dims.size(); ++k) os << (k ? "," : "") << dims[k];
+  os << ")";
+  return os.str();
+}
+
 const char* to_string(DataType t) {
   switch (t) {
     case DataType::Float: return "float";

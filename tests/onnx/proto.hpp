@@ -11,17 +11,11 @@ namespace pcnn::test::onnx {
 
 // TensorProto.DataType values the cases use.
 enum class DataType : int {
-  Undefined = 0,
-  Float = 1,
-  Uint8 = 2,
-  Int8 = 3,
-  Int32 = 6,
-  Int64 = 7,
-  Bool = 9,
-  Float16 = 10,
+  Undefined = 0, Float = 1, Uint8 = 2, Int8 = 3, Int32 = 6, Int64 = 7, Bool = 9, Float16 = 10,
   Double = 11
 };
 const char* to_string(DataType t);  // "float", "int64", ... ("type N" when unnamed)
+std::string shape_text(const std::vector<int64_t>& dims);  // "(2,3,4)"
 
 struct Tensor {
   std::string name;
@@ -34,17 +28,7 @@ struct Tensor {
 
 // AttributeProto, the kinds pcnn's mapping reads; others keep only their name and type.
 struct Attribute {
-  enum Kind {
-    Undefined = 0,
-    Float = 1,
-    Int = 2,
-    String = 3,
-    Tensor = 4,
-    Graph = 5,
-    Floats = 6,
-    Ints = 7,
-    Strings = 8
-  };
+  enum Kind { Undefined = 0, Float, Int, String, Tensor, Graph, Floats, Ints, Strings };
   std::string name;
   int kind = Undefined;
   float f = 0.f;

@@ -8,18 +8,6 @@
 
 namespace pcnn::test::onnx {
 
-namespace {
-
-std::string shape_text(const std::vector<int64_t>& dims) {
-  std::ostringstream os;
-  os << "(";
-  for (size_t k = 0; k < dims.size(); ++k) os << (k ? "," : "") << dims[k];
-  os << ")";
-  return os.str();
-}
-
-}  // namespace
-
 const char* to_string(Verdict v) {
   switch (v) {
     case Verdict::Passed: return "passed";

@@ -4,6 +4,7 @@
 // host, gemm's beta), both transposes; Softmax before opset 13 (every case is opset 13), which
 // flattens the input to 2-D at its axis.
 #include <cmath>
+#include <type_traits>
 
 #include "tests/compare.hpp"
 #include "tests/harness.hpp"
@@ -22,19 +23,19 @@ Tensor float_tensor(std::vector<int64_t> dims, uint64_t seed) {
   return t;
 }
 
-Attribute attribute(const std::string& name, int64_t i) {
+// An INT attribute from an int64_t, a FLOAT one from a float.
+template <class T>
+Attribute attribute(const std::string& name, T value) {
+  static_assert(std::is_same_v<T, int64_t> || std::is_same_v<T, float>, "INT or FLOAT");
   Attribute a;
   a.name = name;
-  a.kind = Attribute::Int;
-  a.i = i;
-  return a;
-}
-
-Attribute attribute(const std::string& name, float f) {
-  Attribute a;
-  a.name = name;
-  a.kind = Attribute::Float;
-  a.f = f;
+  if constexpr (std::is_same_v<T, float>) {
+    a.kind = Attribute::Float;
+    a.f = value;
+  } else {
+    a.kind = Attribute::Int;
+    a.i = value;
+  }
   return a;
 }
 

@@ -52,11 +52,15 @@ bool WireReader::next(Field& f) {
       f.value = varint();
       break;
     case 1:
-      f.type = WireType::Fixed64;
-      PCNN_CHECK(end_ - p_ >= 8, what_ << ": truncated 64-bit field " << f.number);
-      f.value = little_endian(p_, 8);
-      p_ += 8;
+    case 5: {  // fixed 64 or 32 bits, little-endian
+      const int bytes = (key & 7) == 1 ? 8 : 4;
+      f.type = bytes == 8 ? WireType::Fixed64 : WireType::Fixed32;
+      PCNN_CHECK(end_ - p_ >= bytes, what_ << ": truncated " << 8 * bytes << "-bit field "
+                                           << f.number);
+      f.value = little_endian(p_, bytes);
+      p_ += bytes;
       break;
+    }
     case 2: {
       f.type = WireType::Bytes;
       const uint64_t n = varint();
@@ -67,12 +71,6 @@ bool WireReader::next(Field& f) {
       p_ += n;
       break;
     }
-    case 5:
-      f.type = WireType::Fixed32;
-      PCNN_CHECK(end_ - p_ >= 4, what_ << ": truncated 32-bit field " << f.number);
-      f.value = little_endian(p_, 4);
-      p_ += 4;
-      break;
     default:
       PCNN_CHECK(false, what_ << ": field " << f.number << " has wire type " << (key & 7)
                               << " (groups are not supported)");
