@@ -82,7 +82,7 @@ TEST_CASE("model files: safetensors layout, round trip with provenance, determin
   CHECK((8 + n) % 8 == 0);
   const auto h = nlohmann::json::parse(b.substr(8, n));
   CHECK(h["__metadata__"]["format"] == "pcnn-model");
-  CHECK(h["__metadata__"]["format_version"] == "2");
+  CHECK(h["__metadata__"]["format_version"] == "3");
   CHECK(h["layers.0.weight"]["shape"] == nlohmann::json{2, 1, 3, 3});
   CHECK(h["layers.3.weight"]["shape"] == nlohmann::json{2, 18});
   CHECK(h["layers.3.bias"]["data_offsets"][1] == b.size() - 8 - n);
@@ -126,8 +126,10 @@ TEST_CASE("model files: foreign, old-format, newer and inconsistent files name t
                      "'old.pcnn' is a format-1 ParallelCNN model file", "train and save the model again");
   PCNN_CHECK_REFUSED([&] { decode_model("hello", "h"); }, "is not a ParallelCNN model file");
   PCNN_CHECK_REFUSED([&] { decode_model(std::string(8, '\xff') + "{}", "h"); }, "truncated");
-  PCNN_CHECK_REFUSED([&] { decode_model(resealed(replaced(good, "\"format_version\":\"2\"", "\"format_version\":\"3\"")), "v3"); },
-                     "'v3' has format version \"3\" (written by pcnn \"", "reads version 2");
+  PCNN_CHECK_REFUSED([&] { decode_model(resealed(replaced(good, "\"format_version\":\"3\"", "\"format_version\":\"4\"")), "v4"); },
+                     "'v4' has format version \"4\" (written by pcnn \"", "reads versions 2 to 3");
+  PCNN_CHECK_REFUSED([&] { decode_model(resealed(replaced(good, "\"format_version\":\"3\"", "\"format_version\":\"1\"")), "v1"); },
+                     "'v1' has format version \"1\"", "reads versions 2 to 3");
   PCNN_CHECK_REFUSED([&] { decode_model(resealed(replaced(good, "pcnn-model", "pcnn-other")), "o"); },
                      "is not a ParallelCNN model file (its format is \"pcnn-other\")");
   // A safetensors file from elsewhere (no pcnn metadata).
