@@ -142,9 +142,11 @@ void check_consistent(const Checkpoint& c, size_t tensors) {
              "its history has " << epoch_rows << " epochs, its position " << c.epoch());
   PCNN_CHECK(std::isfinite(c.elapsed_s) && c.elapsed_s >= 0, "a bad 'elapsed_s'");
   PCNN_CHECK(c.checkpoint_every >= 0 && c.threads >= 0, "a bad 'checkpoint_every' or 'threads'");
-  const size_t expected = (r.optimizer == "adam" ? 4 : 3) + (check_spec(r.spec).state_count ? 1 : 0);
+  const bool state = check_spec(r.spec).state_count > 0;  // a "state" tensor (batchnorm)
+  const size_t expected = (r.optimizer == "adam" ? 4 : 3) + (state ? 1 : 0);
   PCNN_CHECK(tensors == expected, "has " << tensors << " tensors, a checkpoint of " << r.optimizer
-                                         << " has " << expected);
+                                         << (state ? " with running statistics" : "") << " has "
+                                         << expected);
 }
 }  // namespace
 

@@ -69,6 +69,44 @@ Run train_bn(Backend& be, int epochs) {
 
 TEST_SUITE("core") {
 
+TEST_CASE("batchnorm ops on serial: PyTorch's numbers for a small batch, by hand") {
+  // One channel of x = {1, 2, 3, 4} (N 2, HW 2) and one of {5, 5, 5, 5} (zero variance).
+  Backend& be = reference();
+  const std::vector<float> x = {1, 2, 5, 5, 3, 4, 5, 5};  // (N 2, C 2, HW 2)
+  auto xd = to_device(be, x), gamma = to_device(be, std::vector<float>{2.f, 1.f}),
+       beta = to_device(be, std::vector<float>{0.5f, -1.f}),
+       rmean = to_device(be, std::vector<float>{0.f, 1.f}),
+       rvar = to_device(be, std::vector<float>{1.f, 2.f});
+  DeviceArray<float> y(be, 8), mean(be, 2), inv_std(be, 2);
+  be.batchnorm_forward_train(2, 2, 2, 1e-5f, 0.1f, xd.get(), gamma.get(), beta.get(), y.get(),
+                             mean.get(), inv_std.get(), rmean.get(), rvar.get());
+  const double s = 1.0 / std::sqrt(1.25 + 1e-5);  // biased variance of {1,2,3,4}: 1.25
+  const std::vector<float> yv = y.download();
+  CHECK(yv[0] == doctest::Approx(2 * (1 - 2.5) * s + 0.5).epsilon(1e-6));
+  CHECK(yv[5] == doctest::Approx(2 * (4 - 2.5) * s + 0.5).epsilon(1e-6));
+  CHECK(yv[2] == -1.f);  // a constant channel: x - mean = 0, beta alone
+  CHECK(mean.download() == std::vector<float>{2.5f, 5.f});
+  // running = 0.9 running + 0.1 batch, the variance unbiased: 1.25 * 4/3.
+  CHECK(rmean.download()[0] == doctest::Approx(0.25).epsilon(1e-6));
+  CHECK(rmean.download()[1] == doctest::Approx(0.9 + 0.5).epsilon(1e-6));
+  CHECK(rvar.download()[0] == doctest::Approx(0.9 + 0.1 * 1.25 * 4 / 3).epsilon(1e-6));
+  CHECK(rvar.download()[1] == doctest::Approx(1.8).epsilon(1e-6));
+  // Inference with those running statistics.
+  be.batchnorm_forward_infer(2, 2, 2, 1e-5f, xd.get(), gamma.get(), beta.get(), rmean.get(),
+                             rvar.get(), y.get());
+  const double rv = 0.9 + 0.1 * 1.25 * 4 / 3;
+  CHECK(y.download()[0] == doctest::Approx(2 * (1 - 0.25) / std::sqrt(rv + 1e-5) + 0.5).epsilon(1e-6));
+  // Backward: dbeta = sum dy, dgamma = sum dy * xhat; dy = 1 everywhere gives dx = 0 (a shift
+  // of every input is normalised away).
+  auto dy = to_device(be, std::vector<float>(8, 1.f));
+  DeviceArray<float> dx(be, 8), dgamma(be, 2), dbeta(be, 2);
+  be.batchnorm_backward(2, 2, 2, xd.get(), dy.get(), gamma.get(), mean.get(), inv_std.get(),
+                        dx.get(), dgamma.get(), dbeta.get());
+  CHECK(dbeta.download() == std::vector<float>{4.f, 4.f});
+  CHECK(std::fabs(dgamma.download()[0]) < 1e-6f);
+  for (float v : dx.download()) CHECK(std::fabs(v) < 1e-5f);
+}
+
 TEST_CASE("batchnorm spec: defaults, keys, JSON round trip, geometry") {
   const ModelSpec s = bn_spec(R"(, "eps": 0.001)");
   CHECK(s.layers[1].eps == 0.001f);

@@ -176,7 +176,7 @@ TEST_CASE("checkpoints: a model with batchnorm keeps its running statistics ('st
   // Without it (a checkpoint cut short of its state) the file is refused, not resumed wrongly.
   c.state.state.clear();
   PCNN_CHECK_REFUSED([&] { decode_checkpoint(encode_checkpoint(c), "bn.ckpt"); },
-                     "'bn.ckpt' has a bad header: has 3 tensors, a checkpoint of sgd has 4");
+                     "'bn.ckpt' has a bad header: has 3 tensors, a checkpoint of sgd with running statistics has 4");
   // And a model without state writes none.
   CHECK(full_checkpoint("sgd").state.state.empty());
   CHECK(decode_checkpoint(encode_checkpoint(full_checkpoint("sgd")), "x").state.state.empty());
