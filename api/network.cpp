@@ -84,6 +84,7 @@ Network Network::load(const std::string& path, const std::string& backend, int t
   const SavedModel saved = load_model(path);
   Network net(saved.spec, backend, 0, threads);
   net.s_->model->set_params(saved.params);
+  net.s_->model->set_state(saved.state);
   net.s_->norm = {saved.mean, saved.inv_std};
   net.s_->normalized = true;
   net.s_->provenance = saved.provenance;
@@ -107,9 +108,11 @@ std::vector<EpochStats> Network::train(const Dataset& train, const Dataset* test
   }
   if (o.batch > s_->model->max_batch()) {  // rebuilt for the larger batch, weights kept
     const std::vector<float> params = s_->model->get_params();
+    const std::vector<float> state = s_->model->get_state();
     s_->model.reset();
     s_->model = std::make_unique<Model>(*s_->backend, s_->spec, o.batch, s_->seed);
     s_->model->set_params(params);
+    s_->model->set_state(state);
   }
   TrainConfig cfg;
   cfg.epochs = o.epochs;
@@ -216,6 +219,7 @@ void Network::save(const std::string& path) const {
   sm.mean = s_->norm.mean;
   sm.inv_std = s_->norm.inv_std;
   sm.params = s_->model->get_params();
+  sm.state = s_->model->get_state();
   sm.provenance = s_->provenance;
   save_model(path, sm);
 }

@@ -57,6 +57,26 @@
 #define PCNN_OP_PARAMS_activation_backward \
   (Activation act, size_t n, const float* y, const float* dy, float* dx)
 
+// ---- batch normalisation (core/batchnorm_math.hpp) ----------------------------------------
+// Per channel c over the M = N*HW values of x (N,C,HW): mean and biased variance var; inv_std =
+// 1/sqrt(var + eps); y (N,C,HW) = gamma*(x - mean)*inv_std + beta, overwritten. Overwrites
+// save_mean, save_inv_std (C) for the backward; running_mean, running_var (C) are updated in
+// place: r = (1 - momentum)*r + momentum*batch, the variance unbiased (var*M/(M-1); M == 1 keeps
+// var). Each channel's sums in an order fixed by the shapes (deterministic).
+#define PCNN_OP_PARAMS_batchnorm_forward_train                                                  \
+  (int N, int C, int HW, float eps, float momentum, const float* x, const float* gamma,         \
+   const float* beta, float* y, float* save_mean, float* save_inv_std, float* running_mean,     \
+   float* running_var)
+// y (N,C,HW) = gamma*(x - running_mean)/sqrt(running_var + eps) + beta; overwrites y.
+#define PCNN_OP_PARAMS_batchnorm_forward_infer                                              \
+  (int N, int C, int HW, float eps, const float* x, const float* gamma, const float* beta, \
+   const float* running_mean, const float* running_var, float* y)
+// From dy (N,C,HW) and the training forward's x, save_mean, save_inv_std: dgamma (C) =
+// sum(dy*xhat), dbeta (C) = sum(dy), overwritten; dx (N,C,HW) overwritten unless nullptr.
+#define PCNN_OP_PARAMS_batchnorm_backward                                                     \
+  (int N, int C, int HW, const float* x, const float* dy, const float* gamma,                 \
+   const float* save_mean, const float* save_inv_std, float* dx, float* dgamma, float* dbeta)
+
 // ---- loss and metrics ----------------------------------------------------------------------
 // logits (N,K), labels (N) -> dlogits (N,K) = (softmax - onehot) / N (skipped if nullptr).
 // Accumulates metrics[kMetricLossSum] += sum of -log softmax[label] and
@@ -123,7 +143,8 @@
   X(gemm) X(conv2d_forward) X(conv2d_backward_data) X(conv2d_backward_weights)               \
   X(pool2d_forward) X(pool2d_backward) X(bias_add) X(bias_backward) X(activation_forward)   \
   X(activation_backward) X(softmax_cross_entropy) X(check_step) X(sgd_update)               \
-  X(adam_update) X(gather_train_batch) X(gather_batch)
+  X(adam_update) X(gather_train_batch) X(gather_batch)                                       \
+  X(batchnorm_forward_train) X(batchnorm_forward_infer) X(batchnorm_backward)
 
 // A backend may define these; otherwise the composed defaults run.
 #define PCNN_FUSED_OPS(X) \

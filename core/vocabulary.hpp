@@ -36,7 +36,8 @@
   X(Dense, "dense", "fully connected: units; act may be fused")                                \
   X(Pool, "pool", "pooling: kernel (window), stride (default: the window)")                   \
   X(Act, "act", "element-wise activation")                                                    \
-  X(Flatten, "flatten", "(C,H,W) -> (C*H*W), no copy")
+  X(Flatten, "flatten", "(C,H,W) -> (C*H*W), no copy")                                      \
+  X(BatchNorm, "batchnorm", "batch normalisation per channel: eps, momentum; running statistics kept")
 
 namespace pcnn {
 

@@ -43,6 +43,13 @@ class Layer {
   virtual void bind(float* params, float* grads) { (void)params; (void)grads; }
   // Writes this layer's initial parameters (host memory, param_count() floats).
   virtual void init_params(Rng& rng, float* host) const { (void)rng; (void)host; }
+  // Non-trained state (BatchNorm's running statistics): state_count() floats in the model's
+  // state arena, which forward may update, the optimizer never touches, and model files and
+  // checkpoints save beside the parameters.
+  virtual size_t state_count() const { return 0; }
+  virtual void bind_state(float* state) { (void)state; }
+  // Writes this layer's initial state (host memory, state_count() floats).
+  virtual void init_state(float* host) const { (void)host; }
   // Allocates what forward keeps for backward, for batches of up to max_batch samples.
   virtual void setup(Backend& be, int max_batch) { (void)be; (void)max_batch; }
   // The floats setup() allocates per sample (besides the model's buffers for the output).

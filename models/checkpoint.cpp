@@ -140,9 +140,11 @@ void check_consistent(const Checkpoint& c, size_t tensors) {
              "its history has " << epoch_rows << " epochs, its position " << c.epoch());
   PCNN_CHECK(std::isfinite(c.elapsed_s) && c.elapsed_s >= 0, "a bad 'elapsed_s'");
   PCNN_CHECK(c.checkpoint_every >= 0 && c.threads >= 0, "a bad 'checkpoint_every' or 'threads'");
-  const size_t expected = r.optimizer == "adam" ? 4 : 3;
+  const bool state = check_spec(r.spec).state_count > 0;  // a "state" tensor (batchnorm)
+  const size_t expected = (r.optimizer == "adam" ? 4 : 3) + (state ? 1 : 0);
   PCNN_CHECK(tensors == expected, "has " << tensors << " tensors, a checkpoint of " << r.optimizer
-                                         << " has " << expected);
+                                         << (state ? " with running statistics" : "") << " has "
+                                         << expected);
 }
 }  // namespace
 
@@ -154,6 +156,7 @@ std::string encode_checkpoint(const Checkpoint& c) {
   f.tensors.push_back(flat("params", c.state.params));
   f.tensors.push_back(flat("optimizer.moment1", c.state.moment1));
   if (c.run.optimizer == "adam") f.tensors.push_back(flat("optimizer.moment2", c.state.moment2));
+  if (!c.state.state.empty()) f.tensors.push_back(flat("state", c.state.state));
   f.tensors.push_back({"metrics", {int64_t(c.run.replicas), int64_t(kMetricCount)}, c.state.metrics});
   f.metadata = provenance_metadata(c.data);
   f.metadata["run"] = run_json(c.run).dump();
@@ -187,10 +190,13 @@ Checkpoint decode_checkpoint(const std::string& bytes, const std::string& name) 
     c.state.params = tensor(f, "params", n);
     c.state.moment1 = tensor(f, "optimizer.moment1", n);
     if (c.run.optimizer == "adam") c.state.moment2 = tensor(f, "optimizer.moment2", n);
+    const size_t state_n = check_spec(c.run.spec).state_count;
+    if (state_n) c.state.state = tensor(f, "state", state_n);
     c.state.metrics = tensor(f, "metrics", size_t(c.run.replicas) * kMetricCount);
     check_finite(c.state.params, "params");
     check_finite(c.state.moment1, "optimizer.moment1");
     check_finite(c.state.moment2, "optimizer.moment2");
+    check_finite(c.state.state, "state");
   } catch (const json::exception& e) {  // a value of the wrong type or a missing key
     throw Error("'" + name + "' has a bad header: " + std::string(e.what()).substr(0, 160));
   } catch (const Error& e) {

@@ -1,9 +1,10 @@
 // Checkpoints of a training run: everything `pcnn train --resume` needs to go on exactly where
 // the run was, in the safetensors container of models/tensor_file.hpp (format
-// "pcnn-checkpoint", version 2, crc32 over every byte) and written atomically
+// "pcnn-checkpoint", version 3, crc32 over every byte) and written atomically
 // (models/atomic_write.hpp), so a kill at any instant leaves the old checkpoint or the new one.
-// Tensors: "params", "optimizer.moment1", "optimizer.moment2" (Adam only), "metrics" (replicas x
-// kMetricCount). Metadata: "run" (the settings, JSON), "position" (JSON), "history" (the log
+// Tensors: "params", "optimizer.moment1", "optimizer.moment2" (Adam only), "state" (the model's
+// non-trained state, only when it has some: batchnorm running statistics; version 2 had none),
+// "metrics" (replicas x kMetricCount). Metadata: "run" (the settings, JSON), "position" (JSON), "history" (the log
 // rows, JSON), "log_mark" (JSON) and the data set's description ("provenance.*").
 #pragma once
 

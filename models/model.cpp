@@ -7,6 +7,7 @@
 #include "core/check.hpp"
 #include "core/checked_math.hpp"
 #include "layers/activation.hpp"
+#include "layers/batchnorm.hpp"
 #include "layers/conv2d.hpp"
 #include "layers/dense.hpp"
 #include "core/vocabulary.hpp"
@@ -25,13 +26,15 @@ LayerType type_of(const ModelSpec& spec, size_t i) {
   }
 }
 
-// The activation applied right after layer i: its fused one, or the next layer's.
+// The activation applied right after layer i: its fused one, or the next layer's (looking past
+// batch normalisation, which rescales each channel before the activation sees it).
 Activation activation_after(const ModelSpec& spec, size_t i) {
   const LayerSpec& l = spec.layers[i];
   if (l.act != "none") return parse_activation(l.act);
-  if (i + 1 < spec.layers.size()) {
-    const LayerType next = type_of(spec, i + 1);
+  for (size_t j = i + 1; j < spec.layers.size(); ++j) {
+    const LayerType next = type_of(spec, j);
     if (next.kind == LayerKind::Act) return next.act;
+    if (next.kind != LayerKind::BatchNorm) break;
   }
   return Activation::None;
 }
@@ -63,6 +66,8 @@ std::unique_ptr<Layer> make_layer(const ModelSpec& spec, size_t i, FeatureShape 
       return std::make_unique<ActivationLayer>(in, type.act);
     case LayerKind::Flatten:
       return std::make_unique<Flatten>(in);
+    case LayerKind::BatchNorm:
+      return std::make_unique<BatchNorm2D>(in, l.eps, l.momentum);
   }
   throw Error("layer " + std::to_string(i) + ": unknown layer type '" + l.type + "'");
 }
@@ -103,6 +108,16 @@ std::vector<float> initial_params(const ModelSpec& spec, uint64_t seed) {
   return host;
 }
 
+std::vector<float> initial_state(const ModelSpec& spec) {
+  std::vector<float> host;
+  for (const auto& l : build_layers(spec)) {
+    const size_t at = host.size();
+    host.resize(at + l->state_count());
+    l->init_state(host.data() + at);
+  }
+  return host;
+}
+
 Model::Model(Backend& be, const ModelSpec& spec, int max_batch, uint64_t seed, bool fuse_layers)
     : be_(be), spec_(fuse_layers ? fuse(spec) : spec), max_batch_(max_batch),
       loss_(spec.classes) {
@@ -116,7 +131,7 @@ Model::Model(Backend& be, const ModelSpec& spec, int max_batch, uint64_t seed, b
   layers_ = build_layers(spec_);
   const std::vector<float> host = initial_params(spec, seed);
   try {
-    allocate(host);
+    allocate(host, initial_state(spec));
   } catch (const std::bad_alloc&) {
     throw OutOfMemory(memory_message(host.size(), "out of host memory"), 0);
   } catch (const OutOfMemory& e) {
@@ -128,6 +143,7 @@ Model::Model(Backend& be, const ModelSpec& spec, int max_batch, uint64_t seed, b
 // layer output, activations and their gradients, and what the layers keep themselves).
 size_t Model::device_bytes(size_t param_count) const {
   size_t floats = 2 * param_count;
+  for (const auto& l : layers_) floats += l->state_count();
   for (const auto& l : layers_) floats += size_t(max_batch_) * activation_floats_per_sample(*l);
   return floats * sizeof(float);
 }
@@ -140,14 +156,17 @@ std::string Model::memory_message(size_t param_count, const std::string& cause) 
   return os.str();
 }
 
-void Model::allocate(const std::vector<float>& host) {
+void Model::allocate(const std::vector<float>& host, const std::vector<float>& host_state) {
   params_ = DeviceArray<float>(be_, host);
   grads_ = DeviceArray<float>(be_, host.size());
   be_.fill(grads_.get(), 0.f, host.size());
-  size_t offset = 0;
+  state_ = DeviceArray<float>(be_, host_state);
+  size_t offset = 0, state_offset = 0;
   for (auto& l : layers_) {
     l->bind(params_.get() + offset, grads_.get() + offset);
     offset += l->param_count();
+    l->bind_state(state_.get() + state_offset);
+    state_offset += l->state_count();
     l->setup(be_, max_batch_);
   }
   out_.resize(layers_.size());
@@ -167,6 +186,12 @@ void Model::set_params(const std::vector<float>& host) {
                                                       << params_.size() << " parameters, got "
                                                       << host.size());
   params_.upload(host);
+}
+
+void Model::set_state(const std::vector<float>& host) {
+  PCNN_CHECK(host.size() == state_.size(), "model '" << spec_.name << "' has " << state_.size()
+                                                     << " state values, got " << host.size());
+  state_.upload(host);
 }
 
 void Model::forward_layer(size_t i, int N, const float* x, const PassContext& pass) {

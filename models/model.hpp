@@ -39,6 +39,12 @@ class Model {
   float* grads() const { return grads_.get(); }
   std::vector<float> get_params() const { return params_.download(); }
   void set_params(const std::vector<float>& host);
+  // Non-trained state (batchnorm running statistics), in layer order; the training forward
+  // updates it, the optimizer never does. Empty for most models.
+  size_t state_count() const { return state_.size(); }
+  float* state() const { return state_.get(); }
+  std::vector<float> get_state() const { return state_.download(); }
+  void set_state(const std::vector<float>& host);
 
   size_t layer_count() const { return layers_.size(); }
   const Layer& layer(size_t i) const { return *layers_[i]; }
@@ -46,7 +52,7 @@ class Model {
   double backward_flops(int N) const;
 
  private:
-  void allocate(const std::vector<float>& host_params);
+  void allocate(const std::vector<float>& host_params, const std::vector<float>& host_state);
   size_t device_bytes(size_t param_count) const;  // what allocate() asks the backend for
   std::string memory_message(size_t param_count, const std::string& cause) const;
 
@@ -56,6 +62,7 @@ class Model {
   std::vector<std::unique_ptr<Layer>> layers_;
   SoftmaxCrossEntropy loss_;
   DeviceArray<float> params_, grads_;
+  DeviceArray<float> state_;                  // non-trained state (Layer::state_count)
   std::vector<DeviceArray<float>> buffers_;   // activations and their gradients
   std::vector<float*> out_, grad_out_;        // per layer (views alias their input)
   const float* input_ = nullptr;
@@ -63,6 +70,9 @@ class Model {
 
 // Initial parameters of a spec (host), as Model draws them: the same for fused and unfused.
 std::vector<float> initial_params(const ModelSpec& spec, uint64_t seed);
+
+// Initial non-trained state of a spec (host): batchnorm running means 0, variances 1.
+std::vector<float> initial_state(const ModelSpec& spec);
 
 // The layers of a spec as Model builds them (pass fuse(spec) for the fused ones), checked
 // (check_spec), without parameters or buffers: for describing a model without a backend.

@@ -12,7 +12,7 @@
 namespace pcnn {
 
 struct LayerSpec {
-  // conv, maxpool, avgpool, dense, relu, tanh, sigmoid, flatten
+  // conv, maxpool, avgpool, dense, relu, tanh, sigmoid, flatten, batchnorm
   std::string type;
   int units = 0;    // conv: output maps; dense: output units
   int kernel = 0;   // conv: kernel size; pools: window
@@ -21,6 +21,7 @@ struct LayerSpec {
   std::string act = "none";   // fused activation (set by fuse(), or written by hand)
   std::string pool = "none";  // conv only: fused pooling
   int pool_window = 2, pool_stride = 2;
+  float eps = 1e-5f, momentum = 0.1f;  // batchnorm: variance floor; running-statistics rate
 };
 
 struct ModelSpec {

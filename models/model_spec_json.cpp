@@ -2,7 +2,9 @@
 // takes, every number must be an integer within int (nlohmann would otherwise cast 1e300 or
 // 4294967306 to int), and the finished spec goes through check_spec.
 #include <algorithm>
+#include <cfloat>
 #include <climits>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "core/check.hpp"
@@ -26,11 +28,13 @@ const std::vector<std::string>& layer_keys(LayerKind kind) {
                                                 "act",   "pool",        "pool_window", "pool_stride"};
   static const std::vector<std::string> dense = {"units", "act"};
   static const std::vector<std::string> pool = {"kernel", "stride"};
+  static const std::vector<std::string> batchnorm = {"eps", "momentum"};
   static const std::vector<std::string> none;
   switch (kind) {
     case LayerKind::Conv: return conv;
     case LayerKind::Dense: return dense;
     case LayerKind::Pool: return pool;
+    case LayerKind::BatchNorm: return batchnorm;
     default: return none;
   }
 }
@@ -67,6 +71,16 @@ class Reader {
                                              : v.get<int64_t>() >= INT_MIN && v.get<int64_t>() <= INT_MAX;
     if (!fits) fail("'" + key + "' " + brief(v) + " is outside the int range");
     return int(v.get<int64_t>());
+  }
+  // A finite number (integer or not) that fits a float; check_spec judges its range.
+  float real(const char* key, float fallback) const {
+    if (!has(key)) return fallback;
+    const json& v = at(key);
+    if (!v.is_number()) fail("'" + std::string(key) + "' must be a number, got " + brief(v));
+    const double d = v.get<double>();
+    if (!std::isfinite(d) || std::fabs(d) > double(FLT_MAX))
+      fail("'" + std::string(key) + "' " + brief(v) + " is not a finite float");
+    return float(d);
   }
   std::string word(const char* key, const std::string& fallback) const {
     if (!has(key)) return fallback;
@@ -110,6 +124,8 @@ LayerSpec layer_from_json(const json& lj, size_t i) {
     r.fail("'pool_window' and 'pool_stride' need a 'pool'");
   l.pool_window = r.integer("pool_window", 2);
   l.pool_stride = r.integer("pool_stride", l.pool_window);
+  l.eps = r.real("eps", l.eps);
+  l.momentum = r.real("momentum", l.momentum);
   return l;
 }
 }  // namespace
@@ -132,6 +148,8 @@ nlohmann::json to_json(const ModelSpec& spec) {
       j["pool_window"] = l.pool_window;
       j["pool_stride"] = l.pool_stride;
     }
+    if (kind == LayerKind::BatchNorm && l.eps != LayerSpec().eps) j["eps"] = l.eps;
+    if (kind == LayerKind::BatchNorm && l.momentum != LayerSpec().momentum) j["momentum"] = l.momentum;
     layers.push_back(j);
   }
   return {{"name", spec.name},       {"input", {spec.in_c, spec.in_h, spec.in_w}},

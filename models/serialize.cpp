@@ -21,16 +21,34 @@ const std::string kFormat1Magic = "PCNNMODEL1\n";
 // Far above any model this library can build (each tensor < 2^31 floats); refused unread.
 constexpr uint64_t kMaxModelFile = uint64_t(16) << 30;
 
-// The spec's parameter tensors, empty, in arena order.
-std::vector<NamedTensor> tensors_of(const ModelSpec& spec) {
+// The spec's parameter tensors, empty, in arena order; with `state`, its state tensors instead
+// ("layers.<i>.running_mean" and ".running_var", PyTorch's names).
+std::vector<NamedTensor> tensors_of(const ModelSpec& spec, bool state = false) {
   const SpecGeometry geo = check_spec(spec);
   std::vector<NamedTensor> tensors;
   for (size_t i = 0; i < geo.layers.size(); ++i) {
-    const auto& shapes = geo.layers[i].params;
+    const auto& shapes = state ? geo.layers[i].state : geo.layers[i].params;
+    const char* first = state ? ".running_mean" : ".weight";
+    const char* second = state ? ".running_var" : ".bias";
     for (size_t k = 0; k < shapes.size(); ++k)
-      tensors.push_back({"layers." + std::to_string(i) + (k == 0 ? ".weight" : ".bias"), shapes[k], {}});
+      tensors.push_back({"layers." + std::to_string(i) + (k == 0 ? first : second), shapes[k], {}});
   }
   return tensors;
+}
+
+// Cuts `values` into the tensors' shapes, in order; `what` names them in the error.
+void fill_tensors(std::vector<NamedTensor>& tensors, const std::vector<float>& values,
+                  const char* what) {
+  size_t needed = 0;
+  for (const NamedTensor& t : tensors) needed += size_t(*checked_product(t.shape));
+  PCNN_CHECK(values.size() == needed,
+             "the model has " << values.size() << " " << what << ", its spec needs " << needed);
+  auto from = values.begin();
+  for (NamedTensor& t : tensors) {
+    const auto to = from + std::ptrdiff_t(*checked_product(t.shape));
+    t.data.assign(from, to);
+    from = to;
+  }
 }
 
 std::string shape_text(const std::vector<int64_t>& shape) { return nlohmann::json(shape).dump(); }
@@ -39,16 +57,10 @@ std::string shape_text(const std::vector<int64_t>& shape) { return nlohmann::jso
 std::string encode_model(const SavedModel& m) {
   TensorFile f;
   f.tensors = tensors_of(m.spec);
-  size_t needed = 0;
-  for (const NamedTensor& t : f.tensors) needed += size_t(*checked_product(t.shape));
-  PCNN_CHECK(m.params.size() == needed,
-             "the model has " << m.params.size() << " parameters, its spec needs " << needed);
-  auto from = m.params.begin();
-  for (NamedTensor& t : f.tensors) {
-    const auto to = from + std::ptrdiff_t(*checked_product(t.shape));
-    t.data.assign(from, to);
-    from = to;
-  }
+  fill_tensors(f.tensors, m.params, "parameters");
+  std::vector<NamedTensor> state = tensors_of(m.spec, true);
+  fill_tensors(state, m.state, "state values");
+  f.tensors.insert(f.tensors.end(), state.begin(), state.end());
   f.metadata = provenance_metadata(m.provenance);
   f.metadata["spec"] = to_json(m.spec).dump();
   f.metadata["mean"] = metadata_number(m.mean);
@@ -60,7 +72,8 @@ SavedModel decode_model(const std::string& bytes, const std::string& name) {
   const std::string at = "'" + name + "'";
   PCNN_CHECK(bytes.compare(0, kFormat1Magic.size(), kFormat1Magic) != 0,
              at << " is a format-1 ParallelCNN model file (pcnn 0.1, without a checksum); this pcnn "
-                << "reads format " << kTensorFileVersion << " only: train and save the model again");
+                << "reads formats " << kOldestTensorFileVersion << " to " << kTensorFileVersion
+                << " only: train and save the model again");
   const TensorFile f = decode_tensor_file(bytes, kModelFile, name);
   SavedModel m;
   try {
@@ -83,8 +96,11 @@ SavedModel decode_model(const std::string& bytes, const std::string& name) {
 
   std::map<std::string, const NamedTensor*> by_name;
   for (const NamedTensor& t : f.tensors) by_name[t.name] = &t;
-  const std::vector<NamedTensor> expected = tensors_of(m.spec);
-  for (const NamedTensor& e : expected) {
+  std::vector<NamedTensor> expected = tensors_of(m.spec);
+  const size_t param_tensors = expected.size();
+  for (NamedTensor& t : tensors_of(m.spec, true)) expected.push_back(std::move(t));
+  for (size_t k = 0; k < expected.size(); ++k) {
+    const NamedTensor& e = expected[k];
     const auto it = by_name.find(e.name);
     PCNN_CHECK(it != by_name.end(), at << " has no tensor '" << e.name << "', which its spec needs");
     const NamedTensor& t = *it->second;
@@ -92,7 +108,8 @@ SavedModel decode_model(const std::string& bytes, const std::string& name) {
                                       << ", its spec needs " << shape_text(e.shape));
     for (size_t i = 0; i < t.data.size(); ++i)
       PCNN_CHECK(std::isfinite(t.data[i]), at << " has a NaN or Inf in tensor '" << e.name << "' (value " << i << ")");
-    m.params.insert(m.params.end(), t.data.begin(), t.data.end());
+    std::vector<float>& into = k < param_tensors ? m.params : m.state;
+    into.insert(into.end(), t.data.begin(), t.data.end());
     by_name.erase(it);
   }
   PCNN_CHECK(by_name.empty(), at << " has tensor " << quoted(by_name.begin()->first) << ", which its spec does not have");

@@ -1,7 +1,8 @@
 // Saved models: the spec, the input normalisation, the parameters as named tensors
-// ("layers.<i>.weight" / "layers.<i>.bias", i the layer's index in the unfused spec) and the
-// provenance, in the safetensors container of models/tensor_file.hpp (format "pcnn-model",
-// version 2). Written atomically (models/atomic_write.hpp). Format-1 files ("PCNNMODEL1", pcnn
+// ("layers.<i>.weight" / "layers.<i>.bias", i the layer's index in the unfused spec), the
+// non-trained state ("layers.<i>.running_mean" / "layers.<i>.running_var" of batchnorm layers)
+// and the provenance, in the safetensors container of models/tensor_file.hpp (format
+// "pcnn-model", version 3; version-2 files, written before models had state, are read too). Written atomically (models/atomic_write.hpp). Format-1 files ("PCNNMODEL1", pcnn
 // 0.1, no checksum) are refused with a message saying so, not read.
 #pragma once
 
@@ -17,6 +18,7 @@ struct SavedModel {
   ModelSpec spec;          // unfused spec
   float mean = 0.f, inv_std = 1.f;
   std::vector<float> params;
+  std::vector<float> state;  // non-trained state (Model::get_state): batchnorm running statistics
   Provenance provenance;   // optional: its defaults read as "unknown"
   std::string written_by;  // set by loading: the pcnn version that wrote the file (saving
                            // always records the running version)

@@ -49,6 +49,12 @@ class Where {
   std::string prefix_;
 };
 
+std::string number_text(float v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
 // A kernel or window must fit its (padded) input: the output has at least one row and column.
 void fits(const Where& at, int64_t window, int64_t h, int64_t w, int64_t pad, const char* key) {
   // Shapes are computed in int afterwards (Conv2dShape::P), so H + 2*pad must stay an int.
@@ -98,6 +104,7 @@ LayerGeometry layer_geometry(const Where& at, const LayerSpec& l, const LayerGeo
   if (type.kind != LayerKind::Conv && l.pool != "none") at.fail("'pool' applies to conv layers only");
   LayerGeometry g = in;
   g.params.clear();
+  g.state.clear();
   g.largest = 0;
   switch (type.kind) {
     case LayerKind::Conv:
@@ -108,7 +115,7 @@ LayerGeometry layer_geometry(const Where& at, const LayerSpec& l, const LayerGeo
       at.word([&] { return parse_activation(l.act); });
       const int64_t inputs = in.c * in.h * in.w;  // each factor checked below 2^31 with the rest
       at.elements({l.units, inputs}, "the weights");
-      g = {l.units, 1, 1, l.units, {{l.units, inputs}, {l.units}}};
+      g = {l.units, 1, 1, l.units, {{l.units, inputs}, {l.units}}, {}};
       break;
     }
     case LayerKind::Pool:
@@ -123,6 +130,14 @@ LayerGeometry layer_geometry(const Where& at, const LayerSpec& l, const LayerGeo
       g.h = g.w = 1;
       break;
     case LayerKind::Act:
+      break;
+    case LayerKind::BatchNorm:
+      // eps > 0 keeps 1/sqrt(var + eps) finite on a constant channel; momentum is a weight.
+      if (!(l.eps > 0.f)) at.fail("'eps' must be greater than 0, got " + number_text(l.eps));
+      if (!(l.momentum >= 0.f && l.momentum <= 1.f))
+        at.fail("'momentum' must be between 0 and 1, got " + number_text(l.momentum));
+      g.params = {{in.c}, {in.c}};
+      g.state = {{in.c}, {in.c}};
       break;
   }
   g.largest = std::max(g.largest, at.elements({g.c, g.h, g.w}, "the output"));
@@ -146,6 +161,7 @@ SpecGeometry check_spec(const ModelSpec& spec) {
   for (size_t i = 0; i < spec.layers.size(); ++i) {
     shape = layer_geometry(Where(i, spec.layers[i].type), spec.layers[i], shape);
     for (const auto& t : shape.params) geo.param_count += *checked_product(t);
+    for (const auto& t : shape.state) geo.state_count += *checked_product(t);
     geo.largest = std::max(geo.largest, shape.largest);
     geo.layers.push_back(shape);
   }

@@ -19,11 +19,15 @@ struct LayerGeometry {
   // Parameter tensors in the model's arena order: conv weight (K,C,R,S) then bias (K); dense
   // weight (units, inputs) then bias (units). Empty for layers without parameters.
   std::vector<std::vector<int64_t>> params;
+  // Non-trained state tensors in the model's state arena: batchnorm running mean (C) then
+  // running variance (C). Empty for layers without state.
+  std::vector<std::vector<int64_t>> state;
 };
 
 struct SpecGeometry {
   std::vector<LayerGeometry> layers;
   uint64_t param_count = 0;
+  uint64_t state_count = 0;
   int64_t largest = 0;  // the largest per-sample buffer of any layer
 };
 

@@ -121,10 +121,13 @@ void Decoder::read_metadata(const json& meta, TensorFile& out) {
   };
   if (get("format") != kind_.format)
     fail("is not a " + kind_.description + " (its format is " + quoted(get("format")) + ")");
-  if (get("format_version") != std::to_string(kTensorFileVersion))
+  bool known = false;
+  for (int v = kOldestTensorFileVersion; v <= kTensorFileVersion; ++v)
+    known = known || get("format_version") == std::to_string(v);
+  if (!known)
     fail("has format version " + quoted(get("format_version")) + " (written by pcnn " +
-         quoted(get("pcnn_version")) + "); this pcnn reads version " +
-         std::to_string(kTensorFileVersion));
+         quoted(get("pcnn_version")) + "); this pcnn reads versions " +
+         std::to_string(kOldestTensorFileVersion) + " to " + std::to_string(kTensorFileVersion));
   const std::string crc = get("crc32");
   if (crc.size() != 8 || crc.find_first_not_of("0123456789abcdef") != std::string::npos)
     fail("has a corrupt header (crc32 " + quoted(crc) + ")");

@@ -16,8 +16,11 @@
 
 namespace pcnn {
 
-// 1 was the "PCNNMODEL1" text header with raw floats and no checksum (pcnn 0.1).
-constexpr int kTensorFileVersion = 2;
+// 1 was the "PCNNMODEL1" text header with raw floats and no checksum (pcnn 0.1). 3 added
+// non-trained state tensors (batchnorm running statistics) to models and checkpoints; the
+// container is unchanged, so version-2 files, which have no state, are read as they are.
+constexpr int kTensorFileVersion = 3;
+constexpr int kOldestTensorFileVersion = 2;  // the oldest version this pcnn reads
 
 struct NamedTensor {
   std::string name;

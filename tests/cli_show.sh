@@ -52,6 +52,25 @@ cp "$tmp/m.pcnn" "$tmp/m.saved"  # any file that is no built-in name and no .jso
 show "$tmp/by_file" "$tmp/m.saved"
 same "pcnn show m.saved and mlp" "$tmp/by_name" "$tmp/by_file"
 
+# A model with batchnorm layers: shown with its parameters, saved with its running statistics,
+# evaluated after loading as it was at the end of training (the final test accuracy).
+cat >"$tmp/bn.json" <<'JSON'
+{"name": "bn", "input": [1, 28, 28], "classes": 10, "layers": [
+  {"type": "conv", "units": 4, "kernel": 5}, {"type": "batchnorm"}, {"type": "relu"},
+  {"type": "maxpool", "kernel": 2}, {"type": "dense", "units": 10}]}
+JSON
+show "$tmp/bn_spec" "$tmp/bn.json"
+grep -q "batchnorm x4  *4x24x24  *8  *18,432  *18,432$" "$tmp/bn_spec" && echo "ok: pcnn show lists the batchnorm" ||
+  { echo "FAIL: no batchnorm row in: $(cat "$tmp/bn_spec")"; failures=$((failures + 1)); }
+expect_ok train --backend serial --model "$tmp/bn.json" --epochs 2 --batch-size 4 --data "$tmp/data" --save "$tmp/bn.pcnn"
+train_acc=$(sed -n 's/^final test accuracy \([0-9.]*\),.*/\1/p' "$tmp/out")
+show "$tmp/bn_file" "$tmp/bn.pcnn"
+same "pcnn show bn.pcnn and bn.json" "$tmp/bn_spec" "$tmp/bn_file"
+expect_ok eval --backend serial --load "$tmp/bn.pcnn" --data "$tmp/data"
+eval_acc=$(sed -n 's/.*test accuracy \([0-9.]*\),.*/\1/p' "$tmp/out")
+[ -n "$train_acc" ] && [ "$train_acc" = "$eval_acc" ] && echo "ok: eval after loading: accuracy $eval_acc, as trained" ||
+  { echo "FAIL: trained to '$train_acc', evaluated after loading '$eval_acc'"; failures=$((failures + 1)); }
+
 # The example in docs/model-format.md, and the output printed below it.
 doc=$src/docs/model-format.md
 awk '/^```json$/ && !n {f=1; n=1; next} /^```$/ {f=0} f' "$doc" >"$tmp/example.json"
@@ -73,6 +92,12 @@ spec '{"input": [1, 6, 6], "layers": [{"type": "flatten"}, {"type": "softmax"}]}
 expect_error "layer 1: unknown layer type 'softmax'" show "$tmp/type.json"
 spec '{"input": [1, 6, 6], "clases": 3, "layers": []}' top.json
 expect_error "model spec: unknown key \"clases\"" show "$tmp/top.json"
+spec '{"input": [1, 4, 4], "classes": 16, "layers": [{"type": "batchnorm", "momentum": 1.5}, {"type": "flatten"}]}' bn_momentum.json
+expect_error "layer 0 (batchnorm): 'momentum' must be between 0 and 1, got 1.5" show "$tmp/bn_momentum.json"
+spec '{"input": [1, 4, 4], "classes": 16, "layers": [{"type": "batchnorm", "eps": -1}, {"type": "flatten"}]}' bn_eps.json
+expect_error "layer 0 (batchnorm): 'eps' must be greater than 0, got -1" show "$tmp/bn_eps.json"
+spec '{"input": [1, 4, 4], "classes": 16, "layers": [{"type": "batchnorm", "units": 4}, {"type": "flatten"}]}' bn_key.json
+expect_error "layer 0 (batchnorm): unknown key \"units\" (type, eps, momentum)" show "$tmp/bn_key.json"
 spec '{"input": [1, 6, ' truncated.json
 expect_error "'$tmp/truncated.json' is not valid JSON" show "$tmp/truncated.json"
 expect_error "cannot open model spec '$tmp/nothing.json'" show "$tmp/nothing.json"

@@ -485,6 +485,129 @@ void add_bias(std::vector<OpCase>& t, int B) {
   t.push_back(unaligned(bias_backward(3, 7, 13, false), {"db"}));
 }
 
+// ---- batch normalisation ---------------------------------------------------------------------
+
+std::string describe_bn(const OpParams& p) {
+  return "N" + std::to_string(p.N) + " C" + std::to_string(p.C) + " HW" + std::to_string(p.HW);
+}
+
+void launch_batchnorm_backward(Backend& be, const OpParams& p, const DeviceTensors& t) {
+  be.batchnorm_backward(p.N, p.C, p.HW, t.f("x"), t.f("dy"), t.f("gamma"), t.f("save_mean"),
+                        t.f("save_inv_std"), p.want_dx ? t.f("dx") : nullptr, t.f("dgamma"),
+                        t.f("dbeta"));
+}
+
+// Per-channel parameters as a trained layer has them: gamma around 1, beta around 0.
+std::vector<TensorSpec> batchnorm_params(const OpParams& p, Rng& r) {
+  return {in("gamma", uniform(r, size_t(p.C), 0.5f, 1.5f)), in("beta", uniform(r, size_t(p.C)))};
+}
+
+// x off zero mean and unit spread (as a convolution's output is), so a kernel that forgot to
+// subtract the mean or to divide by the deviation is far off. Channel sums: kSum.
+OpCase batchnorm_train(int N, int C, int HW, bool perf) {
+  OpParams p;
+  p.N = N; p.C = C; p.HW = HW; p.momentum = 0.25f;
+  const double n = double(N) * C * HW;
+  OpCase c = make_case(Op::batchnorm_forward_train, describe_bn(p), p, kSum, 8 * n,
+                       4.0 * (2 * n + 8 * C), perf);
+  c.tensors = [](const OpParams& p, Rng& r) {
+    const size_t n = size_t(p.N) * p.C * p.HW;
+    std::vector<TensorSpec> v = {in("x", uniform(r, n, -0.5f, 2.5f))};
+    for (auto& t : batchnorm_params(p, r)) v.push_back(t);
+    v.push_back(out("y", n));
+    v.push_back(out("save_mean", size_t(p.C)));
+    v.push_back(out("save_inv_std", size_t(p.C)));
+    v.push_back(inout("running_mean", uniform(r, size_t(p.C))));
+    v.push_back(inout("running_var", uniform(r, size_t(p.C), 0.5f, 2.f)));
+    return v;
+  };
+  c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
+    be.batchnorm_forward_train(p.N, p.C, p.HW, p.eps, p.momentum, t.f("x"), t.f("gamma"),
+                               t.f("beta"), t.f("y"), t.f("save_mean"), t.f("save_inv_std"),
+                               t.f("running_mean"), t.f("running_var"));
+  };
+  if (n <= 64) {  // finite differences through the batch statistics: x moves mean and variance
+    c.grad = gradient({Op::batchnorm_backward}, "y", {"x", "gamma", "beta"},
+                      launch_batchnorm_backward);
+  }
+  return c;
+}
+
+OpCase batchnorm_infer(int N, int C, int HW, bool perf) {
+  OpParams p;
+  p.N = N; p.C = C; p.HW = HW; p.eps = 1e-3f;
+  const double n = double(N) * C * HW;
+  OpCase c = make_case(Op::batchnorm_forward_infer, describe_bn(p) + " eps1e-3", p, kElementwise,
+                       4 * n, 4.0 * (2 * n + 4 * C), perf);
+  c.tensors = [](const OpParams& p, Rng& r) {
+    const size_t n = size_t(p.N) * p.C * p.HW;
+    std::vector<TensorSpec> v = {in("x", uniform(r, n, -0.5f, 2.5f))};
+    for (auto& t : batchnorm_params(p, r)) v.push_back(t);
+    v.push_back(in("running_mean", uniform(r, size_t(p.C))));
+    v.push_back(in("running_var", uniform(r, size_t(p.C), 0.5f, 2.f)));
+    v.push_back(out("y", n));
+    return v;
+  };
+  c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
+    be.batchnorm_forward_infer(p.N, p.C, p.HW, p.eps, t.f("x"), t.f("gamma"), t.f("beta"),
+                               t.f("running_mean"), t.f("running_var"), t.f("y"));
+  };
+  return c;
+}
+
+// save_mean and save_inv_std as a training forward leaves them for this x: the backward's
+// sums of dy * xhat then behave as they do in training (xhat centred, unit spread).
+OpCase batchnorm_backward_case(int N, int C, int HW, bool want_dx, bool perf) {
+  OpParams p;
+  p.N = N; p.C = C; p.HW = HW; p.want_dx = want_dx;
+  const double n = double(N) * C * HW;
+  OpCase c = make_case(Op::batchnorm_backward, describe_bn(p) + (want_dx ? "" : " no dx"), p,
+                       kSum, 10 * n, 4.0 * ((want_dx ? 3 : 2) * n + 5 * C), perf);
+  c.tensors = [](const OpParams& p, Rng& r) {
+    const size_t n = size_t(p.N) * p.C * p.HW;
+    const std::vector<float> x = uniform(r, n, -0.5f, 2.5f);
+    std::vector<float> mean(size_t(p.C), 0.f), inv_std(size_t(p.C), 0.f);
+    for (int c = 0; c < p.C; ++c) {
+      double s = 0, s2 = 0;
+      for (int k = 0; k < p.N; ++k)
+        for (int i = 0; i < p.HW; ++i) {
+          const double v = x[(size_t(k) * p.C + c) * p.HW + i];
+          s += v;
+          s2 += v * v;
+        }
+      const double M = double(p.N) * p.HW, m = s / M;
+      mean[size_t(c)] = float(m);
+      inv_std[size_t(c)] = float(1.0 / std::sqrt(std::max(0.0, s2 / M - m * m) + 1e-5));
+    }
+    std::vector<TensorSpec> v = {in("x", x), in("dy", uniform(r, n)),
+                                 in("gamma", uniform(r, size_t(p.C), 0.5f, 1.5f)),
+                                 in("save_mean", mean), in("save_inv_std", inv_std)};
+    if (p.want_dx) v.push_back(out("dx", n));
+    v.push_back(out("dgamma", size_t(p.C)));
+    v.push_back(out("dbeta", size_t(p.C)));
+    return v;
+  };
+  c.launch = launch_batchnorm_backward;
+  return c;
+}
+
+void add_batchnorm(std::vector<OpCase>& t, int B) {
+  struct Shape { int N, C, HW; bool perf; };
+  // conv outputs (LeNet-5's conv1 and conv2 maps), odd planes, dense rows (HW 1), one value per
+  // channel (M = 1: zero variance), and the perf shapes at the batch.
+  const Shape shapes[] = {{5, 6, 784, false}, {3, 16, 100, false}, {3, 7, 13, false},
+                          {2, 3, 5, false},   {4, 3, 1, false},    {64, 120, 1, false},
+                          {1, 4, 1, false},   {B, 6, 784, true},   {B, 120, 1, true}};
+  for (const Shape& s : shapes) {
+    t.push_back(batchnorm_train(s.N, s.C, s.HW, s.perf));
+    t.push_back(batchnorm_infer(s.N, s.C, s.HW, s.perf));
+    t.push_back(batchnorm_backward_case(s.N, s.C, s.HW, true, s.perf));
+  }
+  t.push_back(batchnorm_backward_case(3, 7, 13, false, false));
+  t.push_back(unaligned(batchnorm_train(3, 7, 13, false), {"gamma", "beta", "running_mean"}));
+  t.push_back(unaligned(batchnorm_backward_case(3, 7, 13, true, false), {"gamma", "dgamma", "dbeta"}));
+}
+
 // ---- activations: every row of the vocabulary's table -------------------------------------------
 
 void launch_activation_backward(Backend& be, const OpParams& p, const DeviceTensors& t) {
@@ -1081,6 +1204,7 @@ std::vector<OpCase> op_table(int perf_batch) {
   add_conv(t, perf_batch);
   add_pool(t, perf_batch);
   add_bias(t, perf_batch);
+  add_batchnorm(t, perf_batch);
   add_activation(t, perf_batch);
   add_softmax(t, perf_batch);
   add_check_step(t, perf_batch);

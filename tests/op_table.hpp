@@ -135,6 +135,7 @@ struct OpParams {
   bool want_dx = true;                // backward ops: dx or nullptr (a first layer); softmax dlogits
   bool in_place = false;              // activations: x == y, dy == dx
   GatherArgs gather;
+  float eps = 1e-5f, momentum = 0.1f;  // batchnorm_* (N, C, HW above)
 };
 
 using Launch = std::function<void(Backend&, const OpParams&, const DeviceTensors&)>;

@@ -143,6 +143,27 @@ TEST_CASE("checkpoints: every field round-trips bit for bit, sgd and adam, throu
   CHECK(c.step_in_epoch() == 37);
 }
 
+TEST_CASE("checkpoints: a model with batchnorm keeps its running statistics ('state')") {
+  Checkpoint c = full_checkpoint("sgd");
+  c.run.spec = model_spec_from_json(nlohmann::json::parse(R"({"name": "bn", "input": [1, 5, 5],
+      "classes": 2, "layers": [{"type": "conv", "units": 2, "kernel": 3}, {"type": "batchnorm"},
+      {"type": "flatten"}, {"type": "dense", "units": 2}]})"));
+  const size_t n = check_spec(c.run.spec).param_count;
+  c.state.params = values(n, 1.1f);
+  c.state.moment1 = values(n, -0.3f);
+  c.state.state = values(4, 0.7f);
+  const Checkpoint back = decode_checkpoint(encode_checkpoint(c), "bn.ckpt");
+  check_same(back, c);
+  CHECK(back.state.state == c.state.state);
+  // Without it (a checkpoint cut short of its state) the file is refused, not resumed wrongly.
+  c.state.state.clear();
+  PCNN_CHECK_REFUSED([&] { decode_checkpoint(encode_checkpoint(c), "bn.ckpt"); },
+                     "'bn.ckpt' has a bad header: has 3 tensors, a checkpoint of sgd with running statistics has 4");
+  // And a model without state writes none.
+  CHECK(full_checkpoint("sgd").state.state.empty());
+  CHECK(decode_checkpoint(encode_checkpoint(full_checkpoint("sgd")), "x").state.state.empty());
+}
+
 TEST_CASE("checkpoints: corrupt, cut, foreign and inconsistent files are refused with one line") {
   const std::string good = encode_checkpoint(full_checkpoint("adam"));
   for (size_t len = 0; len < good.size(); len += 1 + len / 16)

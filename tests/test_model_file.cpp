@@ -82,7 +82,7 @@ TEST_CASE("model files: safetensors layout, round trip with provenance, determin
   CHECK((8 + n) % 8 == 0);
   const auto h = nlohmann::json::parse(b.substr(8, n));
   CHECK(h["__metadata__"]["format"] == "pcnn-model");
-  CHECK(h["__metadata__"]["format_version"] == "2");
+  CHECK(h["__metadata__"]["format_version"] == "3");
   CHECK(h["layers.0.weight"]["shape"] == nlohmann::json{2, 1, 3, 3});
   CHECK(h["layers.3.weight"]["shape"] == nlohmann::json{2, 18});
   CHECK(h["layers.3.bias"]["data_offsets"][1] == b.size() - 8 - n);
@@ -126,8 +126,10 @@ TEST_CASE("model files: foreign, old-format, newer and inconsistent files name t
                      "'old.pcnn' is a format-1 ParallelCNN model file", "train and save the model again");
   PCNN_CHECK_REFUSED([&] { decode_model("hello", "h"); }, "is not a ParallelCNN model file");
   PCNN_CHECK_REFUSED([&] { decode_model(std::string(8, '\xff') + "{}", "h"); }, "truncated");
-  PCNN_CHECK_REFUSED([&] { decode_model(resealed(replaced(good, "\"format_version\":\"2\"", "\"format_version\":\"3\"")), "v3"); },
-                     "'v3' has format version \"3\" (written by pcnn \"", "reads version 2");
+  PCNN_CHECK_REFUSED([&] { decode_model(resealed(replaced(good, "\"format_version\":\"3\"", "\"format_version\":\"4\"")), "v4"); },
+                     "'v4' has format version \"4\" (written by pcnn \"", "reads versions 2 to 3");
+  PCNN_CHECK_REFUSED([&] { decode_model(resealed(replaced(good, "\"format_version\":\"3\"", "\"format_version\":\"1\"")), "v1"); },
+                     "'v1' has format version \"1\"", "reads versions 2 to 3");
   PCNN_CHECK_REFUSED([&] { decode_model(resealed(replaced(good, "pcnn-model", "pcnn-other")), "o"); },
                      "is not a ParallelCNN model file (its format is \"pcnn-other\")");
   // A safetensors file from elsewhere (no pcnn metadata).
@@ -172,6 +174,37 @@ TEST_CASE("model files: foreign, old-format, newer and inconsistent files name t
   g = f;
   g.metadata["provenance.epochs"] = "seven";
   PCNN_CHECK_REFUSED([&] { decode_model(encode_tensor_file(g, kind), "s"); }, "provenance.epochs");
+}
+
+TEST_CASE("model files: a version-2 file (before models had state) still loads") {
+  // A version-2 file is a version-3 file without state tensors, which models without batchnorm
+  // layers have none of: the same bytes but the version, resealed.
+  const SavedModel m = tiny_model();
+  const std::string v3 = encode_model(m);
+  const std::string v2 = resealed(replaced(v3, "\"format_version\":\"3\"", "\"format_version\":\"2\""));
+  const SavedModel back = decode_model(v2, "v2.pcnn");
+  CHECK(back.params == m.params);
+  CHECK(back.state.empty());
+  CHECK(to_json(back.spec) == to_json(m.spec));
+  // One with a batchnorm layer needs its running statistics, whatever its version.
+  SavedModel bn;
+  bn.spec = model_spec_from_json(nlohmann::json::parse(R"({"name": "bn", "input": [1, 5, 5],
+      "classes": 2, "layers": [{"type": "conv", "units": 2, "kernel": 3}, {"type": "batchnorm"},
+      {"type": "flatten"}, {"type": "dense", "units": 2}]})"));
+  bn.params = initial_params(bn.spec, 3);
+  bn.state = {0.5f, -0.25f, 2.f, 3.f};
+  CHECK(decode_model(encode_model(bn), "bn").state == bn.state);
+  TensorFile f;
+  f.metadata = {{"spec", to_json(bn.spec).dump()}, {"mean", "0.5"}, {"inv_std", "2"}};
+  f.tensors = {{"layers.0.weight", {2, 1, 3, 3}, std::vector<float>(18, 0.1f)},
+               {"layers.0.bias", {2}, {0, 0}}, {"layers.1.weight", {2}, {1, 1}},
+               {"layers.1.bias", {2}, {0, 0}}, {"layers.1.running_mean", {2}, {0, 0}},
+               {"layers.3.weight", {2, 18}, std::vector<float>(36)}, {"layers.3.bias", {2}, {0, 0}}};
+  PCNN_CHECK_REFUSED([&] { decode_model(encode_tensor_file(f, {"pcnn-model", "x"}), "s"); },
+                     "'s' has no tensor 'layers.1.running_var', which its spec needs");
+  f.tensors.push_back({"layers.1.running_var", {2}, {1, std::nanf("")}});
+  PCNN_CHECK_REFUSED([&] { decode_model(encode_tensor_file(f, {"pcnn-model", "x"}), "s"); },
+                     "NaN or Inf in tensor 'layers.1.running_var' (value 1)");
 }
 
 TEST_CASE("model files: written atomically, a stale temporary replaced, a bad folder named") {

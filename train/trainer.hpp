@@ -89,6 +89,7 @@ struct TrainingState {
   int64_t global_step = 0;              // steps done since training began
   std::vector<float> params;            // the model's parameter arena
   std::vector<float> moment1, moment2;  // optimizer state (Optimizer::moment1, moment2)
+  std::vector<float> state;             // the model's non-trained state (Model::get_state)
   std::vector<float> metrics;           // kMetricCount running sums of the epoch per replica
                                         // (core/contract_types.hpp)
 };

@@ -1,6 +1,8 @@
 // Taking the training state off the devices and putting it back (checkpoints). Replicas hold
 // identical parameters and optimizer state, so replica 0's are saved and every replica gets
-// them back; each replica's data counter is put back at its own rank's position.
+// them back; each replica's data counter is put back at its own rank's position. Non-trained
+// state (batchnorm running statistics) is not all-reduced: each replica's follows its own share
+// of the batch, and replica 0's is saved and given to every replica.
 #include <algorithm>
 
 #include "core/check.hpp"
@@ -19,6 +21,7 @@ TrainingState Trainer::state() const {
              "the device's data counter (" << counter << ") is not at step " << global_step_);
   s.global_step = global_step_;
   s.params = r0.model.get_params();
+  s.state = r0.model.get_state();
   s.moment1 = r0.optimizer.moment1();
   s.moment2 = r0.optimizer.moment2();
   for (const auto& r : replicas_) {
@@ -48,6 +51,7 @@ void Trainer::restore(const TrainingState& s) {
   for (int i = 0; i < R; ++i) {
     Replica& r = *replicas_[size_t(i)];
     r.model.set_params(s.params);
+    if (!s.state.empty()) r.model.set_state(s.state);
     r.optimizer.set_moments(s.moment1, s.moment2);
     r.metrics.upload(std::vector<float>(metrics.begin() + i * kMetricCount,
                                         metrics.begin() + (i + 1) * kMetricCount));

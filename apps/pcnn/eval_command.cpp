@@ -36,6 +36,7 @@ Command add_eval_command(CLI::App& app) {
                                     data.source + " (" + differs + ")");
             Model model(*be, sm.spec, o->batch, 0);
             model.set_params(sm.params);
+            model.set_state(sm.state);
             const EvalResult r = evaluate(*be, model, data.test, {sm.mean, sm.inv_std});
             std::printf("%s on %s (%d test images), backend %s: test accuracy %.4f, loss %.4f\n",
                         sm.spec.name.c_str(), data.source.c_str(), r.count, be->name().c_str(),

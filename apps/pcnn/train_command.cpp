@@ -280,12 +280,14 @@ RunSettings run_settings(const TrainOptions& o, const ModelSpec& spec, const Tra
 }
 
 void save_trained_model(const std::string& path, const Checkpoint& c, const Provenance& source,
-                        const std::vector<LogRow>& rows, const std::vector<float>& params) {
+                        const std::vector<LogRow>& rows, const std::vector<float>& params,
+                        const std::vector<float>& state) {
   SavedModel sm;
   sm.spec = c.run.spec;
   sm.mean = c.run.norm.mean;
   sm.inv_std = c.run.norm.inv_std;
   sm.params = params;
+  sm.state = state;  // replica 0's running statistics (replicas do not average them)
   sm.provenance = source;
   sm.provenance.recipe = recipe_text(c.run);
   for (const LogRow& row : rows)
@@ -389,7 +391,7 @@ int run_train(const TrainOptions& given, const CLI::App& cmd) {
   }
 
   if (!o.save.empty()) {
-    save_trained_model(o.save, ckpt, source, rows, model.get_params());
+    save_trained_model(o.save, ckpt, source, rows, model.get_params(), model.get_state());
     if (!o.quiet && !result.interrupted) display.print("saved model to " + o.save);
   }
   if (!o.plot.empty()) {

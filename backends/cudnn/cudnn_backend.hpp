@@ -76,6 +76,9 @@ class CudnnBackend : public CudaBackend {
   PCNN_OVERRIDE(pool2d_backward)
   PCNN_OVERRIDE(bias_add)
   PCNN_OVERRIDE(bias_backward)
+  PCNN_OVERRIDE(batchnorm_forward_train)  // batchnorm.cpp
+  PCNN_OVERRIDE(batchnorm_forward_infer)
+  PCNN_OVERRIDE(batchnorm_backward)
 
   // Composed of the library calls above (Backend's defaults), undoing the cuda base's fusion.
   PCNN_OVERRIDE(conv2d_fused_forward)
@@ -100,6 +103,7 @@ class CudnnBackend : public CudaBackend {
   const float* ones_of(size_t n);
   float* bias_scratch(size_t n);
   void set_pool(PoolKind kind, const Pool2dShape& s);
+  void set_batchnorm(int N, int C, int HW);
 
   bool time_algorithms_ = true;    // cudnnFind* (true) or cudnnGet*_v7 heuristics (false)
   bool allow_tf32_ = false;

@@ -6,7 +6,7 @@ namespace pcnn {
 
 BackendTraits cudnn_backend_traits() {
   BackendTraits t;
-  t.summary = "cuda with library kernels: cuDNN convolutions, pooling, bias; cuBLAS GEMM";
+  t.summary = "cuda with library kernels: cuDNN convolutions, pooling, bias, batchnorm; cuBLAS GEMM";
   t.kind = BackendKind::Gpu;
   t.reference = "serial";
   // cudnnFind times the algorithms on first use, and some of them sum with atomics.

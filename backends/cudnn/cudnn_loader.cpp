@@ -75,6 +75,40 @@ PCNN_CUDNN_CONV_DIRECTIONS(PCNN_CUDNN_CONV_DIRECTION)
 
 PCNN_CUDNN_DESCRIPTOR_KINDS(PCNN_CUDNN_DESCRIPTOR_LIFETIME)
 
+// Batch normalisation (spatial): training, inference and backward.
+PCNN_CUDNN_FORWARD(cudnnBatchNormalizationBackward, (cudnnHandle_t handle,
+                    cudnnBatchNormMode_t mode, const void* alphaDataDiff, const void* betaDataDiff,
+                    const void* alphaParamDiff, const void* betaParamDiff,
+                    const cudnnTensorDescriptor_t xDesc, const void* x,
+                    const cudnnTensorDescriptor_t dyDesc, const void* dy,
+                    const cudnnTensorDescriptor_t dxDesc, void* dx,
+                    const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void* bnScale,
+                    void* dBnScaleResult, void* dBnBiasResult, double epsilon,
+                    const void* savedMean, const void* savedInvVariance),
+                   (handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff,
+                    xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult,
+                    dBnBiasResult, epsilon, savedMean, savedInvVariance))
+PCNN_CUDNN_FORWARD(cudnnBatchNormalizationForwardInference, (cudnnHandle_t handle,
+                    cudnnBatchNormMode_t mode, const void* alpha, const void* beta,
+                    const cudnnTensorDescriptor_t xDesc, const void* x,
+                    const cudnnTensorDescriptor_t yDesc, void* y,
+                    const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void* bnScale,
+                    const void* bnBias, const void* estimatedMean, const void* estimatedVariance,
+                    double epsilon),
+                   (handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale,
+                    bnBias, estimatedMean, estimatedVariance, epsilon))
+PCNN_CUDNN_FORWARD(cudnnBatchNormalizationForwardTraining, (cudnnHandle_t handle,
+                    cudnnBatchNormMode_t mode, const void* alpha, const void* beta,
+                    const cudnnTensorDescriptor_t xDesc, const void* x,
+                    const cudnnTensorDescriptor_t yDesc, void* y,
+                    const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void* bnScale,
+                    const void* bnBias, double exponentialAverageFactor, void* resultRunningMean,
+                    void* resultRunningVariance, double epsilon, void* resultSaveMean,
+                    void* resultSaveInvVariance),
+                   (handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale,
+                    bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance,
+                    epsilon, resultSaveMean, resultSaveInvVariance))
+
 PCNN_CUDNN_FORWARD(cudnnGetConvolution2dForwardOutputDim, (
                     const cudnnConvolutionDescriptor_t convDesc,
                     const cudnnTensorDescriptor_t inputTensorDesc,
