@@ -36,7 +36,9 @@
   X(Dense, "dense", "fully connected: units; act may be fused")                                \
   X(Pool, "pool", "pooling: kernel (window), stride (default: the window)")                   \
   X(Act, "act", "element-wise activation")                                                    \
-  X(Flatten, "flatten", "(C,H,W) -> (C*H*W), no copy")
+  X(Flatten, "flatten", "(C,H,W) -> (C*H*W), no copy")                                       \
+  X(Dropout, "dropout", "inverted dropout while training: rate (default 0.5); identity otherwise") \
+  X(GlobalAvgPool, "globalavgpool", "(C,H,W) -> (C,1,1): the mean of each channel")
 
 namespace pcnn {
 

@@ -25,12 +25,14 @@ const std::vector<std::string>& layer_keys(LayerKind kind) {
   static const std::vector<std::string> conv = {"units", "kernel",      "stride",     "pad",
                                                 "act",   "pool",        "pool_window", "pool_stride"};
   static const std::vector<std::string> dense = {"units", "act"};
-  static const std::vector<std::string> pool = {"kernel", "stride"};
+  static const std::vector<std::string> pool = {"kernel", "stride", "pad"};
+  static const std::vector<std::string> dropout = {"rate"};
   static const std::vector<std::string> none;
   switch (kind) {
     case LayerKind::Conv: return conv;
     case LayerKind::Dense: return dense;
     case LayerKind::Pool: return pool;
+    case LayerKind::Dropout: return dropout;
     default: return none;
   }
 }
@@ -67,6 +69,13 @@ class Reader {
                                              : v.get<int64_t>() >= INT_MIN && v.get<int64_t>() <= INT_MAX;
     if (!fits) fail("'" + key + "' " + brief(v) + " is outside the int range");
     return int(v.get<int64_t>());
+  }
+  // Any JSON number (an integer too); JSON has no NaN or infinity, so it is finite.
+  double number(const char* key, double fallback) const {
+    if (!has(key)) return fallback;
+    const json& v = at(key);
+    if (!v.is_number()) fail("'" + std::string(key) + "' must be a number, got " + brief(v));
+    return v.get<double>();
   }
   std::string word(const char* key, const std::string& fallback) const {
     if (!has(key)) return fallback;
@@ -110,6 +119,7 @@ LayerSpec layer_from_json(const json& lj, size_t i) {
     r.fail("'pool_window' and 'pool_stride' need a 'pool'");
   l.pool_window = r.integer("pool_window", 2);
   l.pool_stride = r.integer("pool_stride", l.pool_window);
+  l.rate = r.number("rate", 0.5);
   return l;
 }
 }  // namespace
@@ -125,7 +135,8 @@ nlohmann::json to_json(const ModelSpec& spec) {
     // The reader's default stride is 1 for a convolution and the window for a pool.
     if (kind == LayerKind::Conv && l.stride != 1) j["stride"] = l.stride;
     if (kind == LayerKind::Pool && l.stride != l.kernel) j["stride"] = l.stride;
-    if (kind == LayerKind::Conv && l.pad) j["pad"] = l.pad;
+    if ((kind == LayerKind::Conv || kind == LayerKind::Pool) && l.pad) j["pad"] = l.pad;
+    if (kind == LayerKind::Dropout && l.rate != 0.5) j["rate"] = l.rate;
     if ((kind == LayerKind::Conv || kind == LayerKind::Dense) && l.act != "none") j["act"] = l.act;
     if (kind == LayerKind::Conv && l.pool != "none") {
       j["pool"] = l.pool;
