@@ -1,5 +1,4 @@
-// Kokkos inverted dropout: one element per iteration, its mask from core/dropout_math.hpp; the
-// step is read where the kernel runs (device memory in the CUDA build).
+// Kokkos inverted dropout: one element per iteration, its mask from core/dropout_math.hpp.
 #include "backends/kokkos/kokkos_backend.hpp"
 #include "backends/kokkos/kokkos_common.hpp"
 #include "core/dropout_math.hpp"
@@ -12,8 +11,12 @@ void KokkosBackend::dropout_forward(size_t n, float rate, uint32_t seed, uint32_
                                     const int32_t* step, const float* x, float* y) {
   const uint32_t threshold = dropout_threshold(rate);
   const float scale = dropout_scale(rate);
+  // On the host the step can be read here and the key hashed once; device memory is read (and
+  // the key hashed) per element, in the kernel.
+  const uint64_t host_key = kOnHost ? dropout_key(seed, salt, *step) : 0;
   Kokkos::parallel_for("pcnn::dropout", range(n), KOKKOS_LAMBDA(const size_t i) {
-    y[i] = dropout_apply(x[i], dropout_key(seed, salt, *step), i, threshold, scale);
+    const uint64_t key = kOnHost ? host_key : dropout_key(seed, salt, *step);
+    y[i] = dropout_apply(x[i], key, i, threshold, scale);
   });
 }
 
