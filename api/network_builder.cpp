@@ -63,6 +63,29 @@ NetworkBuilder& NetworkBuilder::activation(const std::string& name) {
   return *this;
 }
 
+NetworkBuilder& NetworkBuilder::dropout(double rate) {
+  LayerSpec l;
+  l.type = "dropout";
+  l.rate = rate;
+  spec_.layers.push_back(l);
+  return *this;
+}
+
+NetworkBuilder& NetworkBuilder::global_avgpool() {
+  LayerSpec l;
+  l.type = "globalavgpool";
+  spec_.layers.push_back(l);
+  return *this;
+}
+
+NetworkBuilder& NetworkBuilder::pad(int pad) {
+  PCNN_CHECK(!spec_.layers.empty() &&
+                 (spec_.layers.back().type == "maxpool" || spec_.layers.back().type == "avgpool"),
+             "network '" << spec_.name << "': pad() follows a maxpool or avgpool");
+  spec_.layers.back().pad = pad;
+  return *this;
+}
+
 ModelSpec NetworkBuilder::spec() const {
   ModelSpec s = spec_;
   // The classes are the logits: the units of the last layer, which check_spec requires to be

@@ -41,6 +41,10 @@ class NetworkBuilder {
   NetworkBuilder& flatten();
   NetworkBuilder& dense(int units, const std::string& activation = "none");
   NetworkBuilder& activation(const std::string& name);
+  NetworkBuilder& dropout(double rate = 0.5);  // inverted dropout while training
+  NetworkBuilder& global_avgpool();           // (C,H,W) -> (C,1,1)
+  // Pad the last layer, a maxpool or avgpool: pad < window, padded positions never read.
+  NetworkBuilder& pad(int pad);
   // The spec, checked (check_spec): an impossible shape is an Error naming the layer.
   ModelSpec spec() const;
 

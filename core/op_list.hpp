@@ -37,8 +37,9 @@
   (const Conv2dShape& s, const float* x, const float* dy, float* dw, float* db)
 
 // ---- pooling -------------------------------------------------------------------------------
-// x (N,C,H,W) -> y (N,C,P,Q); overwrites y; P = (H - window)/stride + 1 (no padding). Max takes
-// the first maximum in row-major window order; avg divides by window^2.
+// x (N,C,H,W) -> y (N,C,P,Q); overwrites y; P = (H + 2*pad - window)/stride + 1, pad < window.
+// A window covers its in-image elements only (core/pool_math.hpp): max takes the first maximum
+// of them in row-major window order; avg divides by their count (window^2 without padding).
 #define PCNN_OP_PARAMS_pool2d_forward \
   (PoolKind kind, const Pool2dShape& s, const float* x, float* y)
 // x, dy (N,C,P,Q) -> dx (N,C,H,W); overwrites dx. Max routes dy to the forward's argmax,
@@ -76,6 +77,24 @@
 #define PCNN_OP_PARAMS_batchnorm_backward                                                     \
   (int N, int C, int HW, const float* x, const float* dy, const float* gamma,                 \
    const float* save_mean, const float* save_inv_std, float* dx, float* dgamma, float* dbeta)
+
+// ---- regularisation and global pooling ------------------------------------------------------
+// Inverted dropout of n elements: y[i] = x[i] / (1 - rate) where kept, 0 where dropped; the
+// decision is dropout_keep(dropout_key(seed, salt, *step), i, dropout_threshold(rate))
+// (core/dropout_math.hpp), bit-identical on every backend. rate in [0, 1). Overwrites y; x == y
+// allowed.
+#define PCNN_OP_PARAMS_dropout_forward                                                   \
+  (size_t n, float rate, uint32_t seed, uint32_t salt, const int32_t* step, const float* x, \
+   float* y)
+// The same mask (drawn again, none is kept) on the gradient: dx[i] = dy[i] / (1 - rate) or 0.
+// Overwrites dx; dy == dx allowed.
+#define PCNN_OP_PARAMS_dropout_backward                                                   \
+  (size_t n, float rate, uint32_t seed, uint32_t salt, const int32_t* step, const float* dy, \
+   float* dx)
+// x (N,C,HW) -> y (N,C) = the mean of each plane (the sum times 1/HW); overwrites y.
+#define PCNN_OP_PARAMS_global_avg_pool_forward (int N, int C, int HW, const float* x, float* y)
+// dy (N,C) -> dx (N,C,HW) = dy * (1/HW), broadcast over each plane; overwrites dx.
+#define PCNN_OP_PARAMS_global_avg_pool_backward (int N, int C, int HW, const float* dy, float* dx)
 
 // ---- loss and metrics ----------------------------------------------------------------------
 // logits (N,K), labels (N) -> dlogits (N,K) = (softmax - onehot) / N (skipped if nullptr).
@@ -144,7 +163,8 @@
   X(pool2d_forward) X(pool2d_backward) X(bias_add) X(bias_backward) X(activation_forward)   \
   X(activation_backward) X(softmax_cross_entropy) X(check_step) X(sgd_update)               \
   X(adam_update) X(gather_train_batch) X(gather_batch)                                       \
-  X(batchnorm_forward_train) X(batchnorm_forward_infer) X(batchnorm_backward)
+  X(batchnorm_forward_train) X(batchnorm_forward_infer) X(batchnorm_backward)               \
+  X(dropout_forward) X(dropout_backward) X(global_avg_pool_forward) X(global_avg_pool_backward)
 
 // A backend may define these; otherwise the composed defaults run.
 #define PCNN_FUSED_OPS(X) \

@@ -8,6 +8,13 @@
 
 namespace pcnn {
 
+// How many positions a window of `window` takes over `in` elements padded by `pad` on each side,
+// `stride` apart: the one formula of pooled and convolved sizes (shapes, layers, spec checks).
+template <class I>
+PCNN_HD constexpr I window_positions(I in, I window, I stride, I pad) {
+  return (in + 2 * pad - window) / stride + 1;
+}
+
 // x (N,C,H,W), w (K,C,R,S) -> y (N,K,P,Q); P = (H + 2*pad - R)/stride + 1.
 struct Conv2dShape {
   int N = 1, C = 1, H = 1, W = 1;  // input
@@ -22,12 +29,14 @@ struct Conv2dShape {
   double forward_flops() const { return 2.0 * double(y_size()) * C * R * S; }
 };
 
-// x (N,C,H,W) -> y (N,C,P,Q); P = (H - window)/stride + 1.
+// x (N,C,H,W) -> y (N,C,P,Q); P = (H + 2*pad - window)/stride + 1. Padding is never read: a
+// window covers only its in-image elements (core/pool_math.hpp); pad < window.
 struct Pool2dShape {
   int N = 1, C = 1, H = 1, W = 1;
   int window = 2, stride = 2;
-  PCNN_HD int P() const { return (H - window) / stride + 1; }
-  PCNN_HD int Q() const { return (W - window) / stride + 1; }
+  int pad = 0;
+  PCNN_HD int P() const { return window_positions(H, window, stride, pad); }
+  PCNN_HD int Q() const { return window_positions(W, window, stride, pad); }
   size_t x_size() const { return size_t(N) * C * H * W; }
   size_t y_size() const { return size_t(N) * C * P() * Q(); }
 };

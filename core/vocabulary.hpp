@@ -36,8 +36,10 @@
   X(Dense, "dense", "fully connected: units; act may be fused")                                \
   X(Pool, "pool", "pooling: kernel (window), stride (default: the window)")                   \
   X(Act, "act", "element-wise activation")                                                    \
-  X(Flatten, "flatten", "(C,H,W) -> (C*H*W), no copy")                                      \
-  X(BatchNorm, "batchnorm", "batch normalisation per channel: eps, momentum; running statistics kept")
+  X(Flatten, "flatten", "(C,H,W) -> (C*H*W), no copy")                                       \
+  X(BatchNorm, "batchnorm", "batch normalisation per channel: eps, momentum; running statistics kept") \
+  X(Dropout, "dropout", "inverted dropout while training: rate (default 0.5); identity otherwise") \
+  X(GlobalAvgPool, "globalavgpool", "(C,H,W) -> (C,1,1): the mean of each channel")
 
 namespace pcnn {
 

@@ -1,4 +1,5 @@
-// Stand-alone max / average pooling (unfused models; fused ones pool inside Conv2D).
+// Stand-alone max / average pooling (unfused models, and padded pools; fused ones pool inside
+// Conv2D). Padding is never read: windows are clipped to the image (core/pool_math.hpp).
 #pragma once
 
 #include "layers/layer.hpp"
@@ -7,7 +8,7 @@ namespace pcnn {
 
 class Pool2D : public Layer {
  public:
-  Pool2D(FeatureShape in, PoolKind kind, int window, int stride);
+  Pool2D(FeatureShape in, PoolKind kind, int window, int stride, int pad = 0);
   std::string describe() const override;
   void forward(Backend& be, int N, const float* x, float* y) override;
   void backward(Backend& be, int N, const float* x, const float* y, const float* dy,
@@ -18,7 +19,7 @@ class Pool2D : public Layer {
  private:
   Pool2dShape shape(int N) const;
   PoolKind kind_;
-  int window_, stride_;
+  int window_, stride_, pad_;
 };
 
 }  // namespace pcnn

@@ -10,6 +10,8 @@
 #include "layers/batchnorm.hpp"
 #include "layers/conv2d.hpp"
 #include "layers/dense.hpp"
+#include "layers/dropout.hpp"
+#include "layers/global_avg_pool.hpp"
 #include "core/vocabulary.hpp"
 #include "layers/pool2d.hpp"
 #include "models/spec_check.hpp"
@@ -39,6 +41,14 @@ Activation activation_after(const ModelSpec& spec, size_t i) {
   return Activation::None;
 }
 
+// Which dropout layer of the spec layer i is (0, 1, ...): its salt, the same whether the spec
+// was fused or not (fusion never moves a dropout past another).
+uint32_t dropout_ordinal(const ModelSpec& spec, size_t i) {
+  uint32_t n = 0;
+  for (size_t k = 0; k < i; ++k) n += type_of(spec, k).kind == LayerKind::Dropout;
+  return n;
+}
+
 std::unique_ptr<Layer> make_layer(const ModelSpec& spec, size_t i, FeatureShape in) {
   const LayerSpec& l = spec.layers[i];
   const LayerType type = type_of(spec, i);
@@ -61,13 +71,17 @@ std::unique_ptr<Layer> make_layer(const ModelSpec& spec, size_t i, FeatureShape 
     case LayerKind::Pool:
       PCNN_CHECK(l.kernel > 0 && l.stride > 0,
                  "layer " << i << ": pool needs kernel and stride > 0");
-      return std::make_unique<Pool2D>(in, type.pool, l.kernel, l.stride);
+      return std::make_unique<Pool2D>(in, type.pool, l.kernel, l.stride, l.pad);
     case LayerKind::Act:
       return std::make_unique<ActivationLayer>(in, type.act);
     case LayerKind::Flatten:
       return std::make_unique<Flatten>(in);
     case LayerKind::BatchNorm:
       return std::make_unique<BatchNorm2D>(in, l.eps, l.momentum);
+    case LayerKind::Dropout:
+      return std::make_unique<Dropout>(in, float(l.rate), dropout_ordinal(spec, i));
+    case LayerKind::GlobalAvgPool:
+      return std::make_unique<GlobalAvgPool>(in);
   }
   throw Error("layer " + std::to_string(i) + ": unknown layer type '" + l.type + "'");
 }

@@ -68,7 +68,9 @@ ModelSpec fuse(const ModelSpec& spec, std::vector<size_t>* first) {
       prev->act = l.type;
       continue;
     }
-    if (prev_open && is_kind(prev->type, LayerKind::Conv) && is_pool(l.type) && prev->pool == "none") {
+    // A padded pool stays a layer of its own: the fused kernels pool without padding.
+    if (prev_open && is_kind(prev->type, LayerKind::Conv) && is_pool(l.type) && prev->pool == "none" &&
+        l.pad == 0) {
       prev->pool = l.type;
       prev->pool_window = l.kernel;
       prev->pool_stride = l.stride;

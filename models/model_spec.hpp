@@ -12,16 +12,17 @@
 namespace pcnn {
 
 struct LayerSpec {
-  // conv, maxpool, avgpool, dense, relu, tanh, sigmoid, flatten, batchnorm
+  // conv, maxpool, avgpool, dense, relu, tanh, sigmoid, flatten, batchnorm, dropout, globalavgpool
   std::string type;
   int units = 0;    // conv: output maps; dense: output units
   int kernel = 0;   // conv: kernel size; pools: window
   int stride = 1;   // conv and pools (pools default to their window)
-  int pad = 0;      // conv
+  int pad = 0;      // conv and pools (a pool's padding is never read: core/pool_math.hpp)
   std::string act = "none";   // fused activation (set by fuse(), or written by hand)
   std::string pool = "none";  // conv only: fused pooling
   int pool_window = 2, pool_stride = 2;
   float eps = 1e-5f, momentum = 0.1f;  // batchnorm: variance floor; running-statistics rate
+  double rate = 0.5;  // dropout: the probability of dropping an element, in [0, 1)
 };
 
 struct ModelSpec {

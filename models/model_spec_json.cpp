@@ -27,14 +27,16 @@ const std::vector<std::string>& layer_keys(LayerKind kind) {
   static const std::vector<std::string> conv = {"units", "kernel",      "stride",     "pad",
                                                 "act",   "pool",        "pool_window", "pool_stride"};
   static const std::vector<std::string> dense = {"units", "act"};
-  static const std::vector<std::string> pool = {"kernel", "stride"};
+  static const std::vector<std::string> pool = {"kernel", "stride", "pad"};
   static const std::vector<std::string> batchnorm = {"eps", "momentum"};
+  static const std::vector<std::string> dropout = {"rate"};
   static const std::vector<std::string> none;
   switch (kind) {
     case LayerKind::Conv: return conv;
     case LayerKind::Dense: return dense;
     case LayerKind::Pool: return pool;
     case LayerKind::BatchNorm: return batchnorm;
+    case LayerKind::Dropout: return dropout;
     default: return none;
   }
 }
@@ -72,14 +74,20 @@ class Reader {
     if (!fits) fail("'" + key + "' " + brief(v) + " is outside the int range");
     return int(v.get<int64_t>());
   }
-  // A finite number (integer or not) that fits a float; check_spec judges its range.
-  float real(const char* key, float fallback) const {
+  // Any finite JSON number (an integer too); check_spec judges its range.
+  double number(const char* key, double fallback) const {
     if (!has(key)) return fallback;
     const json& v = at(key);
     if (!v.is_number()) fail("'" + std::string(key) + "' must be a number, got " + brief(v));
     const double d = v.get<double>();
-    if (!std::isfinite(d) || std::fabs(d) > double(FLT_MAX))
-      fail("'" + std::string(key) + "' " + brief(v) + " is not a finite float");
+    if (!std::isfinite(d)) fail("'" + std::string(key) + "' " + brief(v) + " is not finite");
+    return d;
+  }
+  // The same, held in a float: refused when it does not fit one.
+  float real(const char* key, float fallback) const {
+    const double d = number(key, fallback);
+    if (std::fabs(d) > double(FLT_MAX))
+      fail("'" + std::string(key) + "' " + brief(at(key)) + " is not a finite float");
     return float(d);
   }
   std::string word(const char* key, const std::string& fallback) const {
@@ -126,6 +134,7 @@ LayerSpec layer_from_json(const json& lj, size_t i) {
   l.pool_stride = r.integer("pool_stride", l.pool_window);
   l.eps = r.real("eps", l.eps);
   l.momentum = r.real("momentum", l.momentum);
+  l.rate = r.number("rate", 0.5);
   return l;
 }
 }  // namespace
@@ -141,7 +150,8 @@ nlohmann::json to_json(const ModelSpec& spec) {
     // The reader's default stride is 1 for a convolution and the window for a pool.
     if (kind == LayerKind::Conv && l.stride != 1) j["stride"] = l.stride;
     if (kind == LayerKind::Pool && l.stride != l.kernel) j["stride"] = l.stride;
-    if (kind == LayerKind::Conv && l.pad) j["pad"] = l.pad;
+    if ((kind == LayerKind::Conv || kind == LayerKind::Pool) && l.pad) j["pad"] = l.pad;
+    if (kind == LayerKind::Dropout && l.rate != 0.5) j["rate"] = l.rate;
     if ((kind == LayerKind::Conv || kind == LayerKind::Dense) && l.act != "none") j["act"] = l.act;
     if (kind == LayerKind::Conv && l.pool != "none") {
       j["pool"] = l.pool;

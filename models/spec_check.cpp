@@ -8,6 +8,7 @@
 
 #include "core/check.hpp"
 #include "core/checked_math.hpp"
+#include "core/shapes.hpp"
 #include "core/vocabulary.hpp"
 
 namespace pcnn {
@@ -102,6 +103,9 @@ LayerGeometry layer_geometry(const Where& at, const LayerSpec& l, const LayerGeo
   const bool has_act = type.kind == LayerKind::Conv || type.kind == LayerKind::Dense;
   if (!has_act && l.act != "none") at.fail("'act' applies to conv and dense layers only");
   if (type.kind != LayerKind::Conv && l.pool != "none") at.fail("'pool' applies to conv layers only");
+  if (type.kind != LayerKind::Conv && type.kind != LayerKind::Pool && l.pad != 0)
+    at.fail("'pad' applies to conv and pooling layers only");
+  if (type.kind != LayerKind::Dropout && l.rate != 0.5) at.fail("'rate' applies to dropout layers only");
   LayerGeometry g = in;
   g.params.clear();
   g.state.clear();
@@ -121,9 +125,26 @@ LayerGeometry layer_geometry(const Where& at, const LayerSpec& l, const LayerGeo
     case LayerKind::Pool:
       at.at_least(l.kernel, 1, "kernel");
       at.at_least(l.stride, 1, "stride");
-      fits(at, l.kernel, in.h, in.w, 0, "kernel");
-      g.h = (in.h - l.kernel) / l.stride + 1;
-      g.w = (in.w - l.kernel) / l.stride + 1;
+      at.at_least(l.pad, 0, "pad");
+      // A window of padding alone would have nothing to take the max or the mean of.
+      if (l.pad >= l.kernel)
+        at.fail("'pad' " + std::to_string(l.pad) + " must be less than 'kernel' " +
+                std::to_string(l.kernel));
+      fits(at, l.kernel, in.h, in.w, l.pad, "kernel");
+      g.h = window_positions<int64_t>(in.h, l.kernel, l.stride, l.pad);
+      g.w = window_positions<int64_t>(in.w, l.kernel, l.stride, l.pad);
+      break;
+    case LayerKind::Dropout:
+      // !(rate >= 0) also refuses a NaN set in code (JSON has none); a rate that rounds to 1
+      // as a float would drop everything.
+      if (!(l.rate >= 0.0 && l.rate < 1.0 && float(l.rate) < 1.f)) {
+        std::ostringstream os;
+        os << "'rate' must be at least 0 and below 1, got " << l.rate;
+        at.fail(os.str());
+      }
+      break;
+    case LayerKind::GlobalAvgPool:
+      g.h = g.w = 1;
       break;
     case LayerKind::Flatten:
       g.c = in.c * in.h * in.w;

@@ -114,4 +114,22 @@ expect_usage_error "--batch-size: must be at least 1, got 0" show lenet5 --batch
 [ ! -s "$tmp/out" ] && echo "ok: nothing on stdout for a bad file" ||
   { echo "FAIL: a bad file printed: $(cat "$tmp/out")"; failures=$((failures + 1)); }
 
+# Padded pools, dropout and global average pooling: rows with their parameters, FLOPs (one per
+# input element) and activation bytes (output and gradient; dropout keeps no mask).
+spec '{"name": "regularised", "input": [1, 28, 28], "layers": [
+  {"type": "conv", "units": 6, "kernel": 3, "pad": 1, "act": "relu"},
+  {"type": "maxpool", "kernel": 3, "stride": 2, "pad": 1},
+  {"type": "conv", "units": 8, "kernel": 3, "act": "relu"},
+  {"type": "avgpool", "kernel": 2, "pad": 1}, {"type": "dropout", "rate": 0.25},
+  {"type": "globalavgpool"}, {"type": "flatten"}, {"type": "dense", "units": 10}]}' regularised.json
+show "$tmp/regularised" "$tmp/regularised.json"
+contains "$tmp/regularised" "  1      maxpool 3 stride 2 pad 1  6x14x14           0        4,704                   9,408"
+contains "$tmp/regularised" "  3      avgpool 2 stride 2 pad 1  8x7x7             0        1,152                   3,136"
+contains "$tmp/regularised" "  4      dropout 0.25              8x7x7             0          392                   3,136"
+contains "$tmp/regularised" "  5      globalavgpool             8                 0          392                      64"
+spec '{"input": [1, 6, 6], "layers": [{"type": "maxpool", "kernel": 2, "pad": 2}, {"type": "flatten"}, {"type": "dense", "units": 10}]}' pad.json
+expect_error "layer 0 (maxpool): 'pad' 2 must be less than 'kernel' 2" show "$tmp/pad.json"
+spec '{"input": [1, 6, 6], "layers": [{"type": "dropout", "rate": 1.0}, {"type": "flatten"}, {"type": "dense", "units": 10}]}' rate.json
+expect_error "layer 0 (dropout): 'rate' must be at least 0 and below 1, got 1" show "$tmp/rate.json"
+
 finish "pcnn show"

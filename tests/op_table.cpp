@@ -109,6 +109,7 @@ std::string describe(const Conv2dShape& s) {
 std::string describe(const Pool2dShape& s) {
   std::ostringstream os;
   os << "N" << s.N << " C" << s.C << " " << s.H << "x" << s.W << " " << s.window << "/" << s.stride;
+  if (s.pad) os << " pad" << s.pad;
   return os.str();
 }
 
@@ -126,9 +127,9 @@ Conv2dShape conv_shape(int N, int C, int H, int W, int K, int R, int S, int stri
   return s;
 }
 
-Pool2dShape pool_shape(int N, int C, int H, int W, int window, int stride) {
+Pool2dShape pool_shape(int N, int C, int H, int W, int window, int stride, int pad = 0) {
   Pool2dShape s;
-  s.N = N; s.C = C; s.H = H; s.W = W; s.window = window; s.stride = stride;
+  s.N = N; s.C = C; s.H = H; s.W = W; s.window = window; s.stride = stride; s.pad = pad;
   return s;
 }
 
@@ -415,6 +416,12 @@ void add_pool(std::vector<OpCase>& t, int B) {
       {"stride1", pool_shape(1, 1, 5, 6, 2, 1), false},
       {"ragged", pool_shape(2, 2, 10, 11, 3, 3), false},
       {"small", pool_shape(2, 2, 6, 7, 2, 2), true},
+      // Padding: clipped windows at every edge, tiling and overlapping, pad up to window - 1.
+      {"padded overlapping", pool_shape(2, 3, 7, 9, 3, 2, 1), true},
+      {"padded tiling", pool_shape(2, 2, 6, 7, 2, 2, 1), true},
+      {"padded stride1 pad2", pool_shape(1, 2, 5, 6, 3, 1, 2), true},
+      {"padded ragged", pool_shape(2, 2, 10, 11, 3, 3, 1), false},
+      {"padded 1-pixel plane", pool_shape(3, 2, 1, 1, 2, 1, 1), false},
   };
   for (PoolKind kind : all_pool_kinds()) {
     if (kind == PoolKind::None) continue;
@@ -429,6 +436,10 @@ void add_pool(std::vector<OpCase>& t, int B) {
       for (Op op : {Op::pool2d_forward, Op::pool2d_backward})
         t.push_back(pool_case(op, l.name + " output", kind, s, true));
     }
+    // A 3x3 stride-2 pad-1 pool (ResNet's stem) of LeNet-5's first conv output.
+    const Pool2dShape stem = pool_shape(B, 6, 28, 28, 3, 2, 1);
+    for (Op op : {Op::pool2d_forward, Op::pool2d_backward})
+      t.push_back(pool_case(op, "lenet5 conv1 output", kind, stem, true));
   }
   for (const Shape& s : shapes) t.push_back(pool_ties(s.name, s.s));
 }
@@ -660,6 +671,115 @@ void add_activation(std::vector<OpCase>& t, int B) {
     for (Op op : {Op::activation_forward, Op::activation_backward})
       t.push_back(activation_case(op, act, n, true, true));
   }
+}
+
+// ---- dropout and global average pooling ------------------------------------------------------
+
+void launch_dropout_backward(Backend& be, const OpParams& p, const DeviceTensors& t) {
+  const DropoutArgs& d = p.dropout;
+  float* dy = t.f("dy");
+  be.dropout_backward(p.n, d.rate, d.seed, d.salt, t.i32("step"), dy, p.in_place ? dy : t.f("dx"));
+}
+
+// dropout_forward (x -> y) or dropout_backward (dy -> dx) of n elements at step d.step. The mask
+// is an integer hash (core/dropout_math.hpp) and a kept element is one float multiply: bit-exact.
+OpCase dropout_case(Op op, size_t n, const DropoutArgs& d, bool in_place, bool perf) {
+  OpParams p;
+  p.n = n; p.dropout = d; p.in_place = in_place;
+  const bool bwd = op == Op::dropout_backward;
+  std::ostringstream name;
+  name << "n" << n << " rate" << d.rate << " seed" << d.seed << " salt" << d.salt << " step"
+       << d.step << (in_place ? " in place" : "");
+  OpCase c = make_case(op, name.str(), p, kExact, double(n), 8.0 * n, perf);
+  c.tensors = [bwd](const OpParams& p, Rng& r) {
+    const std::string x = bwd ? "dy" : "x", y = bwd ? "dx" : "y";
+    std::vector<TensorSpec> v = {in("step", {float(p.dropout.step)}, DType::I32)};
+    if (p.in_place) {
+      v.push_back(inout(x, uniform(r, p.n)));
+    } else {
+      v.push_back(in(x, uniform(r, p.n)));
+      v.push_back(out(y, p.n));
+    }
+    return v;
+  };
+  if (bwd)
+    c.launch = launch_dropout_backward;
+  else
+    c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
+      const DropoutArgs& d = p.dropout;
+      float* x = t.f("x");
+      be.dropout_forward(p.n, d.rate, d.seed, d.salt, t.i32("step"), x, p.in_place ? x : t.f("y"));
+    };
+  return c;
+}
+
+DropoutArgs dropout_args(float rate, uint32_t seed, uint32_t salt, int32_t step) {
+  DropoutArgs d;
+  d.rate = rate; d.seed = seed; d.salt = salt; d.step = step;
+  return d;
+}
+
+void add_dropout(std::vector<OpCase>& t, int B) {
+  // Rates 0 (keeps all), 0.5, 0.1 and 0.9; other seeds, salts and steps (a large step too);
+  // n odd, so no vector width divides it.
+  const DropoutArgs args[] = {dropout_args(0.5f, 3, 0, 0), dropout_args(0.1f, 3, 1, 7),
+                              dropout_args(0.9f, 12345, 2, 1233), dropout_args(0.f, 3, 0, 5),
+                              dropout_args(0.5f, 4000000000u, 7, 2147483647)};
+  for (const DropoutArgs& d : args)
+    for (bool in_place : {false, true}) {
+      t.push_back(dropout_case(Op::dropout_forward, 1237, d, in_place, false));
+      if (!in_place) t.back().grad = gradient({Op::dropout_backward}, "y", {"x"}, launch_dropout_backward);
+      t.push_back(dropout_case(Op::dropout_backward, 1237, d, in_place, false));
+    }
+  t.push_back(unaligned(dropout_case(Op::dropout_forward, 1237, args[1], false, false), {"x", "y"}));
+  // The dense layers' outputs a model would drop (LeNet-5 fc1, at the perf batch), and a
+  // convolution's output (LeNet-5's first activation).
+  for (size_t n : {size_t(B) * 120, size_t(B) * 6 * 28 * 28})
+    for (Op op : {Op::dropout_forward, Op::dropout_backward})
+      t.push_back(dropout_case(op, n, dropout_args(0.5f, 1, 0, 3), true, true));
+}
+
+void launch_global_avg_pool_backward(Backend& be, const OpParams& p, const DeviceTensors& t) {
+  be.global_avg_pool_backward(p.N, p.C, p.HW, t.f("dy"), t.f("dx"));
+}
+
+// global_avg_pool_forward (x (N,C,HW) -> y (N,C): sums, another order on a GPU) or
+// global_avg_pool_backward (dy -> dx: one product per element).
+OpCase global_pool_case(Op op, int N, int C, int HW, bool perf) {
+  OpParams p;
+  p.N = N; p.C = C; p.HW = HW;
+  const bool bwd = op == Op::global_avg_pool_backward;
+  const double n = double(N) * C * HW;
+  OpCase c = make_case(op, "N" + std::to_string(N) + " C" + std::to_string(C) + " HW" +
+                               std::to_string(HW),
+                       p, bwd ? kElementwise : kSum, n, 4.0 * (n + double(N) * C), perf);
+  c.tensors = [bwd](const OpParams& p, Rng& r) {
+    const size_t planes = size_t(p.N) * p.C, n = planes * p.HW;
+    if (bwd) return std::vector<TensorSpec>{in("dy", uniform(r, planes)), out("dx", n)};
+    return std::vector<TensorSpec>{in("x", uniform(r, n)), out("y", planes)};
+  };
+  if (bwd)
+    c.launch = launch_global_avg_pool_backward;
+  else
+    c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
+      be.global_avg_pool_forward(p.N, p.C, p.HW, t.f("x"), t.f("y"));
+    };
+  if (!bwd && n <= 400)  // small enough for finite differences
+    c.grad = gradient({Op::global_avg_pool_backward}, "y", {"x"}, launch_global_avg_pool_backward);
+  return c;
+}
+
+void add_global_pool(std::vector<OpCase>& t, int B) {
+  // HW 1 (a 1x1 map), 25, 49, 13 (odd), 33 (a warp and one more), 1000 (many per lane).
+  struct Shape { int N, C, HW; };
+  const Shape shapes[] = {{1, 1, 1}, {2, 3, 25}, {5, 16, 49}, {3, 7, 13}, {2, 5, 33}, {2, 4, 1000}};
+  for (const Shape& s : shapes)
+    for (Op op : {Op::global_avg_pool_forward, Op::global_avg_pool_backward})
+      t.push_back(global_pool_case(op, s.N, s.C, s.HW, false));
+  t.push_back(unaligned(global_pool_case(Op::global_avg_pool_forward, 3, 7, 13, false), {"x", "y"}));
+  // LeNet-5's second conv output (16 maps of 10x10) at the perf batch.
+  for (Op op : {Op::global_avg_pool_forward, Op::global_avg_pool_backward})
+    t.push_back(global_pool_case(op, B, 16, 100, true));
 }
 
 // ---- loss --------------------------------------------------------------------------------------
@@ -1212,6 +1332,8 @@ std::vector<OpCase> op_table(int perf_batch) {
   add_gather(t, perf_batch);
   add_fused_conv(t, perf_batch);
   add_linear(t, perf_batch);
+  add_dropout(t, perf_batch);
+  add_global_pool(t, perf_batch);
   // A perf case that is also a test case (a model's layer at batch 64) is one case, timed.
   std::vector<OpCase> unique;
   for (OpCase& c : t) {

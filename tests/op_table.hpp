@@ -109,6 +109,13 @@ struct GatherArgs {
   int first = 0;            // gather_batch
 };
 
+// dropout_*: the rate, the pass's seed, the layer's salt and the step the counter holds.
+struct DropoutArgs {
+  float rate = 0.5f;
+  uint32_t seed = 0, salt = 0;
+  int32_t step = 0;
+};
+
 // check_step: which gradients are not finite, the step's loss, and a second call's faults.
 struct StepCheckArgs {
   std::vector<std::pair<size_t, float>> faults;   // grads[index] = value (NaN, Inf)
@@ -125,9 +132,10 @@ struct OpParams {
   PoolKind pool_kind = PoolKind::Max;
   GemmArgs gemm;
   Activation act = Activation::None;  // activation_*, linear_*
-  int N = 0, C = 0, HW = 0;           // bias_* (N,C,HW); softmax (N rows, C classes); linear N
+  int N = 0, C = 0, HW = 0;           // bias_*, global_avg_pool_* (N,C,HW); softmax (N rows, C
+                                      // classes); linear N
   int in = 0, out = 0;                // linear_*
-  size_t n = 0;                       // element-wise ops and optimizers
+  size_t n = 0;                       // element-wise ops (dropout_* too) and optimizers
   int steps = 1;                      // optimizer steps per launch
   bool skip = false;                  // optimizers: hyper[kHyperSkip] set, nothing may change
   StepCheckArgs check;                // check_step
@@ -136,6 +144,7 @@ struct OpParams {
   bool in_place = false;              // activations: x == y, dy == dx
   GatherArgs gather;
   float eps = 1e-5f, momentum = 0.1f;  // batchnorm_* (N, C, HW above)
+  DropoutArgs dropout;                // dropout_*
 };
 
 using Launch = std::function<void(Backend&, const OpParams&, const DeviceTensors&)>;

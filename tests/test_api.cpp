@@ -38,6 +38,16 @@ TEST_CASE("api: the builder writes the spec it is told, and refuses impossible o
   CHECK_THROWS_AS(api::NetworkBuilder("open", 1, 8, 8).flatten().dense(3).activation("relu").spec(),
                   Error);
   CHECK_THROWS_AS(api::model_spec("no_such_model"), Error);
+  // Padded pools, dropout and global average pooling, checked like the rest.
+  const ModelSpec r = api::NetworkBuilder("regularised", 1, 12, 12)
+                          .conv(4, 3, 1, 1, "relu").maxpool(3, 2).pad(1).dropout(0.25)
+                          .global_avgpool().dense(10).spec();
+  CHECK(r.layers[1].pad == 1);
+  CHECK(r.layers[2].rate == 0.25);
+  CHECK(r.layers[3].type == "globalavgpool");
+  CHECK_THROWS_AS(api::NetworkBuilder("p", 1, 8, 8).maxpool(2).pad(2).dense(3).spec(), Error);
+  CHECK_THROWS_AS(api::NetworkBuilder("r", 1, 8, 8).dropout(1.0).dense(3).spec(), Error);
+  CHECK_THROWS_AS(api::NetworkBuilder("q", 1, 8, 8).flatten().pad(1), Error);
 }
 
 }  // TEST_SUITE

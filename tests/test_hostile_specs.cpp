@@ -77,6 +77,26 @@ std::vector<BadSpec> bad_specs() {
       {"layers not an array", R"({"input": [1, 8, 8], "layers": {"type": "flatten"}})", {"'layers' must be an array"}},
       {"a layer that is not an object", R"({"input": [1, 8, 8], "layers": [7]})", {"layer 0: must be a JSON object"}},
       {"a spec that is not an object", R"([1, 2, 3])", {"model spec: must be a JSON object, got an array of 3 values"}},
+      // Pool padding, dropout and global average pooling (issue 15).
+      {"pool pad equal to its kernel", spec_with(R"({"type": "maxpool", "kernel": 2, "pad": 2})"),
+       {"layer 0 (maxpool)", "'pad' 2 must be less than 'kernel' 2"}},
+      {"pool pad < 0", spec_with(R"({"type": "avgpool", "kernel": 2, "pad": -1})"),
+       {"layer 0 (avgpool)", "'pad' must be at least 0, got -1"}},
+      {"pool kernel larger than its padded input", spec_with(R"({"type": "avgpool", "kernel": 11, "pad": 1})"),
+       {"layer 0 (avgpool)", "'kernel' 11 does not fit its padded input 10x10"}},
+      {"dropout rate 1", spec_with(R"({"type": "dropout", "rate": 1})"),
+       {"layer 0 (dropout)", "'rate' must be at least 0 and below 1, got 1"}},
+      {"dropout rate < 0", spec_with(R"({"type": "dropout", "rate": -0.25})"), {"layer 0 (dropout)", "got -0.25"}},
+      {"dropout rate that is 1 as a float", spec_with(R"({"type": "dropout", "rate": 0.99999999999})"),
+       {"layer 0 (dropout)", "'rate' must be at least 0 and below 1"}},
+      {"dropout rate a string", spec_with(R"({"type": "dropout", "rate": "0.5"})"),
+       {"layer 0 (dropout)", "'rate' must be a number"}},
+      {"rate on a dense layer", spec_with(R"({"type": "dense", "units": 4, "rate": 0.5})"),
+       {"layer 0 (dense): unknown key \"rate\""}},
+      {"pad on a dropout layer", spec_with(R"({"type": "dropout", "pad": 1})"),
+       {"layer 0 (dropout): unknown key \"pad\"", "rate"}},
+      {"a key on globalavgpool", spec_with(R"({"type": "globalavgpool", "kernel": 2})"),
+       {"layer 0 (globalavgpool): unknown key \"kernel\""}},
   };
 }
 }  // namespace
@@ -104,6 +124,11 @@ TEST_CASE("model specs built in code are checked before any layer is built, on e
       {"'units'", [](ModelSpec& s) { s.layers[2].units = 0; }},
       {"'act' applies to conv and dense layers only", [](ModelSpec& s) { s.layers[1].act = "relu"; }},
       {"'pool' applies to conv layers only", [](ModelSpec& s) { s.layers[2].pool = "maxpool"; }},
+      {"'pad' applies to conv and pooling layers only", [](ModelSpec& s) { s.layers[2].pad = 1; }},
+      {"'rate' applies to dropout layers only", [](ModelSpec& s) { s.layers[2].rate = 0.25; }},
+      {"layer 1 (dropout): 'rate'", [](ModelSpec& s) { s.layers[1].type = "dropout"; s.layers[1].rate = std::nan(""); }},
+      {"layer 1 (maxpool): 'pad' 3 must be less than 'kernel' 3",
+       [](ModelSpec& s) { s.layers[1].type = "maxpool"; s.layers[1].kernel = 3; s.layers[1].stride = 1; s.layers[1].pad = 3; }},
   };
   for (const auto& backend : usable_backends()) {
     for (auto& [key, fault] : faults) {

@@ -72,6 +72,35 @@ TEST_CASE("serial reference: overlapping max-pool windows add the gradients of s
                   0.0);
 }
 
+TEST_CASE("serial reference: padded max pooling never takes a padded position") {
+  Pool2dShape s;
+  s.H = 3; s.W = 3; s.window = 2; s.stride = 2; s.pad = 1;  // 2x2 windows over rows -1..0, 1..2
+  // All negative: a padded 0 would win every window if padding were read.
+  const std::vector<float> x = {-5, -2, -3,
+                                -4, -9, -1,
+                                -7, -6, -8};
+  const Pooled got = pool(PoolKind::Max, s, x, {1, 2, 3, 4});
+  // Windows: {-5} | {-2, -3} / {-4, -7} | {-9, -1, -6, -8}
+  check_reference("pool2d_forward max pad 1", got.y, {-5, -2, -4, -1}, 0.0);
+  check_reference("pool2d_backward max pad 1", got.dx, {1, 2, 0,  3, 0, 4,  0, 0, 0}, 0.0);
+}
+
+TEST_CASE("serial reference: padded average pooling divides by the in-image count") {
+  Pool2dShape s;
+  s.H = 3; s.W = 3; s.window = 3; s.stride = 2; s.pad = 1;  // corners hold 4 elements, not 9
+  std::vector<float> x(9);
+  for (int i = 0; i < 9; ++i) x[size_t(i)] = float(i);
+  const Pooled got = pool(PoolKind::Avg, s, x, {4, 8, 12, 16});
+  // Windows: rows/cols 0..1 | 0..1 x 1..2 | 1..2 x 0..1 | 1..2 x 1..2, 4 elements each
+  check_reference("pool2d_forward avg pad 1", got.y,
+                  {(0 + 1 + 3 + 4) / 4.f, (1 + 2 + 4 + 5) / 4.f, (3 + 4 + 6 + 7) / 4.f,
+                   (4 + 5 + 7 + 8) / 4.f},
+                  1e-6);
+  // Each window gives dy/4 to its four elements; the centre is in all four.
+  check_reference("pool2d_backward avg pad 1", got.dx,
+                  {1, 3, 2,  4, 10, 6,  3, 7, 4}, 1e-6);
+}
+
 TEST_CASE("serial reference: average pooling divides by window^2 and spreads the gradient") {
   Pool2dShape s;
   s.H = 4; s.W = 5; s.window = 2; s.stride = 2;  // the last column is in no window

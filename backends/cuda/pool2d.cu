@@ -1,12 +1,13 @@
-// Standalone pooling ops of the cuda backend: layers that pool on their own, and the fused
-// convolutions' fallback when their windows overlap. Backward is written as a gather: each thread
-// owns one input element and sums the windows that route to it, so there are no atomics and the
+// Standalone pooling ops of the cuda backend: layers that pool on their own (padded or not), and
+// the fused convolutions' fallback when their windows overlap. Backward is written as a gather:
+// each thread owns one input element and sums the windows that route to it, so there are no atomics and the
 // sum order is the serial backend's (windows in row-major order); max routes to the window's
 // first maximum, which is why cudnn launches it for max pooling too (pool2d.cuh).
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/pool2d.cuh"
+#include "core/pool_math.hpp"
 
 namespace pcnn {
 
@@ -14,28 +15,20 @@ namespace cuda {
 
 namespace {
 
-// x (N,C,H,W) -> y (N,C,P,Q); one thread per output
+// x (N,C,H,W) -> y (N,C,P,Q); one thread per output; windows clipped to the image
+// (core/pool_math.hpp), the serial backend's code
 __global__ void pool2d_forward_kernel_plain(PoolKind kind, Pool2dShape s, const float* x,
                                             float* y) {
   const int P = s.P(), Q = s.Q();
+  const bool is_max = kind == PoolKind::Max;
   const size_t total = size_t(s.N) * s.C * P * Q;
-  const float inv_area = 1.f / float(s.window * s.window);
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += stride) {
     const int q = int(i % Q), p = int((i / Q) % P);
     const size_t nc = i / (size_t(P) * Q);
-    const float* win = x + (nc * s.H + size_t(p) * s.stride) * s.W + size_t(q) * s.stride;
-    float acc = kind == PoolKind::Max ? win[0] : 0.f;
-    for (int r = 0; r < s.window; ++r)
-      for (int t = 0; t < s.window; ++t) {
-        const float v = win[r * s.W + t];
-        if (kind == PoolKind::Max) {
-          if (v > acc) acc = v;
-        } else {
-          acc += v;
-        }
-      }
-    y[i] = kind == PoolKind::Max ? acc : acc * inv_area;
+    const PoolWindow b = pool_window(s, p, q);
+    int best;
+    y[i] = pool_finish(pool_window_reduce(x + nc * s.H * s.W, s.W, b, is_max, best), b, is_max);
   }
 }
 
@@ -43,34 +36,29 @@ __global__ void pool2d_forward_kernel_plain(PoolKind kind, Pool2dShape s, const 
 __global__ void pool2d_backward_kernel_gather(PoolKind kind, Pool2dShape s, const float* x,
                                               const float* dy, float* dx) {
   const int P = s.P(), Q = s.Q();
+  const bool is_max = kind == PoolKind::Max;
   const size_t total = size_t(s.N) * s.C * s.H * s.W;
-  const float inv_area = 1.f / float(s.window * s.window);
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += stride) {
     const int w = int(i % s.W), h = int((i / s.W) % s.H);
     const size_t nc = i / (size_t(s.H) * s.W);
     const float* xi = x + nc * s.H * s.W;
     const float* dyo = dy + nc * P * Q;
-    // Windows p with p*stride <= h < p*stride + window.
-    const int p_lo = h >= s.window ? (h - s.window) / s.stride + 1 : 0;
-    const int p_hi = min(h / s.stride, P - 1);
-    const int q_lo = w >= s.window ? (w - s.window) / s.stride + 1 : 0;
-    const int q_hi = min(w / s.stride, Q - 1);
+    // The windows whose clipped range holds (h, w).
+    int p_lo, p_hi, q_lo, q_hi;
+    windows_covering(h, s.window, s.stride, s.pad, P, p_lo, p_hi);
+    windows_covering(w, s.window, s.stride, s.pad, Q, q_lo, q_hi);
     float acc = 0.f;
     for (int p = p_lo; p <= p_hi; ++p)
       for (int q = q_lo; q <= q_hi; ++q) {
         const float g = dyo[p * Q + q];
-        if (kind == PoolKind::Max) {
-          const int base = p * s.stride * s.W + q * s.stride;
-          int best = base;
-          for (int r = 0; r < s.window; ++r)
-            for (int t = 0; t < s.window; ++t) {
-              const int idx = base + r * s.W + t;
-              if (xi[idx] > xi[best]) best = idx;
-            }
+        const PoolWindow b = pool_window(s, p, q);
+        if (is_max) {
+          int best;
+          pool_window_reduce(xi, s.W, b, true, best);
           if (best == h * s.W + w) acc += g;
         } else {
-          acc += g * inv_area;
+          acc += g * (1.f / float(b.count()));
         }
       }
     dx[i] = acc;

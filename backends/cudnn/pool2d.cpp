@@ -1,5 +1,6 @@
-// cudnn pooling: max and average, no padding. Forward and average backward through cuDNN; max
-// backward is the cuda base's first-maximum gather kernel, because cudnnPoolingBackward routes a
+// cudnn pooling: max and average, padded or not (cuDNN's padding; avg excludes it from the
+// count). Forward and average backward through cuDNN; max backward is the cuda base's
+// first-maximum gather kernel (it handles padding too), because cudnnPoolingBackward routes a
 // tied window's gradient to whichever maximum it likes, and the contract says the first one in
 // row-major window order (ties are common in real images: flat backgrounds through ReLU).
 #include <algorithm>
@@ -15,12 +16,16 @@ void CudnnBackend::set_pool(PoolKind kind, const Pool2dShape& s) {
   PCNN_CHECK(s.window > 0 && s.stride > 0 && s.P() > 0 && s.Q() > 0,
              "cudnn pool2d: window " << s.window << " stride " << s.stride
                                      << " does not fit a " << s.H << "x" << s.W << " input");
-  // The deterministic max routes each gradient to one element even where windows overlap.
-  // Without padding, "include padding" is plain division by window^2.
+  PCNN_CHECK(s.pad >= 0 && s.pad < s.window,
+             "cudnn pool2d: pad " << s.pad << " must be in [0, window " << s.window << ")");
+  // The deterministic max routes each gradient to one element even where windows overlap, and
+  // never picks a padded position. Avg divides by the in-image count, as the contract says
+  // (without padding that is window^2).
   const cudnnPoolingMode_t mode = kind == PoolKind::Max ? CUDNN_POOLING_MAX_DETERMINISTIC
-                                                        : CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING;
+                                                        : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
   PCNN_CUDNN_CHECK(cudnnSetPooling2dDescriptor(*pool_desc_, mode, CUDNN_NOT_PROPAGATE_NAN,
-                                               s.window, s.window, 0, 0, s.stride, s.stride));
+                                               s.window, s.window, s.pad, s.pad, s.stride,
+                                               s.stride));
   vendor::set_nchw(*desc_a_, s.N, s.C, s.H, s.W);
   vendor::set_nchw(*desc_b_, s.N, s.C, s.P(), s.Q());
 }

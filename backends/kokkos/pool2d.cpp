@@ -1,13 +1,16 @@
-// Kokkos pooling: max (first maximum in window order wins) and average, no padding, one image
-// plane per team. 2x2 and 3x3 windows are compiled for their size, so a CPU row loop vectorises.
+// Kokkos pooling: max (first maximum in window order wins) and average, one image plane per
+// team; padded windows are clipped to the image (core/pool_math.hpp). Unpadded 2x2 and 3x3
+// windows are compiled for their size, so a CPU row loop vectorises.
 // The gradient never scatters across windows: when windows tile the image (stride == window, the
-// usual case) each window writes the pixels it owns; when they overlap, every input pixel gathers
-// from the windows that contain it. No atomics, and sums run in the reference's order.
+// usual case) each window writes the pixels it owns; when they overlap or are padded, every input
+// pixel gathers from the windows that contain it. No atomics, and sums run in the reference's
+// order.
 #include "backends/kokkos/pool2d.hpp"
 
 #include "backends/kokkos/kokkos_backend.hpp"
 #include "backends/kokkos/kokkos_common.hpp"
 #include "core/activation_math.hpp"
+#include "core/pool_math.hpp"
 
 namespace pcnn {
 
@@ -122,34 +125,52 @@ void pool_backward_tiling(bool is_max, const Pool2dShape& s, const float* x, con
   });
 }
 
-// Overlapping windows: input pixel (h, w) sums over the windows p with
-// p*stride <= h < p*stride + window (likewise q) that send it something.
+// Padded windows (clipped to the image, core/pool_math.hpp), any size: one output per lane.
+void pool_forward_clipped(bool is_max, const Pool2dShape& s, const float* x, float* y) {
+  const int P = s.P(), Q = s.Q(), H = s.H, W = s.W;
+  Kokkos::parallel_for("pcnn::pool2d_forward[clipped]", plane_policy(size_t(s.N) * s.C),
+                       KOKKOS_LAMBDA(const Member& team) {
+    const size_t plane = team.league_rank();
+    const float* xi = x + plane * H * W;
+    float* yo = y + plane * P * Q;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P), [&](int p) {
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, Q), [&](int q) {
+        const PoolWindow b = pool_window(s, p, q);
+        int best;
+        yo[p * Q + q] = pool_finish(pool_window_reduce(xi, W, b, is_max, best), b, is_max);
+      });
+    });
+  });
+}
+
+// Overlapping or padded windows: input pixel (h, w) sums over the windows that hold it
+// (windows_covering) and send it something.
 void pool_backward_gather(bool is_max, const Pool2dShape& s, const float* x, const float* dy,
                           Activation act, float* dx) {
-  const int P = s.P(), Q = s.Q(), H = s.H, W = s.W, window = s.window, stride = s.stride;
-  const float inv_area = 1.f / float(window * window);
+  const int P = s.P(), Q = s.Q(), H = s.H, W = s.W, window = s.window, stride = s.stride,
+            pad = s.pad;
   Kokkos::parallel_for("pcnn::pool2d_backward[gather]", plane_policy(size_t(s.N) * s.C),
                        KOKKOS_LAMBDA(const Member& team) {
     const size_t plane = team.league_rank();
     const float* xi = x + plane * H * W;
     const float* dyo = dy + plane * P * Q;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, H), [&](int h) {
-      const int p_lo = h < window ? 0 : (h - window) / stride + 1;
-      const int p_hi = h / stride < P - 1 ? h / stride : P - 1;
+      int p_lo, p_hi;
+      windows_covering(h, window, stride, pad, P, p_lo, p_hi);
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, W), [&](int w) {
-        const int q_lo = w < window ? 0 : (w - window) / stride + 1;
-        const int q_hi = w / stride < Q - 1 ? w / stride : Q - 1;
+        int q_lo, q_hi;
+        windows_covering(w, window, stride, pad, Q, q_lo, q_hi);
         float acc = 0.f;
         for (int p = p_lo; p <= p_hi; ++p)
           for (int q = q_lo; q <= q_hi; ++q) {
             const float g = dyo[p * Q + q];
+            const PoolWindow b = pool_window(s, p, q);
             if (is_max) {
-              const int base = p * stride * W + q * stride;
               int best;
-              window_reduce<0>(xi + base, window, W, true, best);
-              if (base + best == h * W + w) acc += g;
+              pool_window_reduce(xi, W, b, true, best);
+              if (best == h * W + w) acc += g;
             } else {
-              acc += g * inv_area;
+              acc += g * (1.f / float(b.count()));
             }
           }
         dx[plane * H * W + h * W + w] =
@@ -161,6 +182,7 @@ void pool_backward_gather(bool is_max, const Pool2dShape& s, const float* x, con
 
 void pool2d_forward(PoolKind kind, const Pool2dShape& s, const float* x, float* y) {
   const bool is_max = kind == PoolKind::Max;
+  if (s.pad != 0) return pool_forward_clipped(is_max, s, x, y);
   if (s.window == 2) return pool_forward_planes<2>(is_max, s, x, y);
   if (s.window == 3) return pool_forward_planes<3>(is_max, s, x, y);
   pool_forward_planes<0>(is_max, s, x, y);
@@ -169,7 +191,7 @@ void pool2d_forward(PoolKind kind, const Pool2dShape& s, const float* x, float* 
 void pool2d_backward(PoolKind kind, const Pool2dShape& s, const float* x, const float* dy,
                      Activation act, float* dx) {
   const bool is_max = kind == PoolKind::Max;
-  if (s.stride != s.window) return pool_backward_gather(is_max, s, x, dy, act, dx);
+  if (s.stride != s.window || s.pad != 0) return pool_backward_gather(is_max, s, x, dy, act, dx);
   dispatch_activation(act, [&](auto tag) {
     constexpr Activation A = decltype(tag)::value;
     if (s.window == 2) return pool_backward_tiling<2, A>(is_max, s, x, dy, dx);

@@ -1,7 +1,8 @@
 // Pooling of one (H,W) plane, called per plane by pool2d and by the fused conv kernels from
 // their own threads. The LeNet case (2x2 max, stride 2) is written out here; every other shape
-// runs serial's plane loops (backends/serial/pool_plane.hpp). Same rules as the contract: no
-// padding, max takes the first maximum in row-major window order, avg divides by window^2.
+// runs serial's plane loops (backends/serial/pool_plane.hpp), padded ones among them. Same rules
+// as the contract: max takes the first maximum in row-major window order, avg divides by the
+// window's in-image count.
 #pragma once
 
 #include <algorithm>
@@ -19,7 +20,7 @@ namespace pcnn::omp {
 // x (H,W) -> y (P,Q); overwrites y.
 inline void pool_forward_plane(PoolKind kind, const Pool2dShape& s, const float* x, float* y) {
   const int P = s.P(), Q = s.Q(), win = s.window, st = s.stride;
-  if (kind == PoolKind::Max && win == 2 && st == 2) {
+  if (kind == PoolKind::Max && win == 2 && st == 2 && s.pad == 0) {
     // The LeNet case, written out: two input rows give one output row.
     for (int p = 0; p < P; ++p) {
       const float* r0 = x + size_t(2 * p) * s.W;
@@ -101,7 +102,7 @@ inline void max2x2_backward_row(int Q, const float* x0, const float* x1, const f
 inline void pool_backward_plane(PoolKind kind, const Pool2dShape& s, const float* x,
                                 const float* dy, float* dx) {
   const int P = s.P(), Q = s.Q(), win = s.window, st = s.stride;
-  if (kind == PoolKind::Max && win == 2 && st == 2) {
+  if (kind == PoolKind::Max && win == 2 && st == 2 && s.pad == 0) {
     // The LeNet case: windows tile the plane, so every covered pixel is written once (g at the
     // window's first maximum, 0 elsewhere) and only an odd last row / column is left to clear.
     for (int p = 0; p < P; ++p) {

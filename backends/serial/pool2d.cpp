@@ -1,5 +1,5 @@
-// Serial pooling: max (first maximum in window order wins) and average, no padding, one plane
-// after another (pool_plane.hpp).
+// Serial pooling: max (first maximum in window order wins) and average, padded windows clipped
+// to the image (core/pool_math.hpp), one plane after another (pool_plane.hpp).
 #include "backends/serial/pool_plane.hpp"
 #include "backends/serial/serial_backend.hpp"
 

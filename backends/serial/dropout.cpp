@@ -1,0 +1,21 @@
+// Serial inverted dropout: the mask from core/dropout_math.hpp, element by element.
+#include "backends/serial/serial_backend.hpp"
+#include "core/dropout_math.hpp"
+
+namespace pcnn {
+
+void SerialBackend::dropout_forward(size_t n, float rate, uint32_t seed, uint32_t salt,
+                                    const int32_t* step, const float* x, float* y) {
+  const uint64_t key = dropout_key(seed, salt, *step);
+  const uint32_t threshold = dropout_threshold(rate);
+  const float scale = dropout_scale(rate);
+  for (size_t i = 0; i < n; ++i) y[i] = dropout_apply(x[i], key, i, threshold, scale);
+}
+
+// The forward's mask, drawn again from the same step.
+void SerialBackend::dropout_backward(size_t n, float rate, uint32_t seed, uint32_t salt,
+                                     const int32_t* step, const float* dy, float* dx) {
+  dropout_forward(n, rate, seed, salt, step, dy, dx);
+}
+
+}  // namespace pcnn

@@ -1,0 +1,65 @@
+// The windows of 2-D pooling with padding, written once for every backend (PCNN_HD: the CUDA
+// kernels call the same code). A window covers only its in-image elements: max ignores the
+// padding (as if it held -inf, like ONNX and PyTorch) and avg divides by the number of in-image
+// elements (ONNX's count_include_pad = 0). With pad == 0 every window is whole and avg divides by
+// window^2, as before padding existed.
+#pragma once
+
+#include "core/host_device.hpp"
+#include "core/shapes.hpp"
+
+namespace pcnn {
+
+// Output (p, q)'s window, clipped to the image: rows [h0, h1), columns [w0, w1). Never empty
+// while pad < window (check_spec refuses more).
+struct PoolWindow {
+  int h0, h1, w0, w1;
+  PCNN_HD int count() const { return (h1 - h0) * (w1 - w0); }
+};
+
+PCNN_HD inline PoolWindow pool_window(const Pool2dShape& s, int p, int q) {
+  const int top = p * s.stride - s.pad, left = q * s.stride - s.pad;
+  PoolWindow b;
+  b.h0 = top < 0 ? 0 : top;
+  b.h1 = top + s.window < s.H ? top + s.window : s.H;
+  b.w0 = left < 0 ? 0 : left;
+  b.w1 = left + s.window < s.W ? left + s.window : s.W;
+  return b;
+}
+
+// The windows along one axis (of `outputs` positions) whose clipped range holds input index i:
+// first..last, inclusive (first > last when none does).
+PCNN_HD inline void windows_covering(int i, int window, int stride, int pad, int outputs,
+                                     int& first, int& last) {
+  const int at = i + pad;  // i's position in the padded axis
+  first = at >= window ? (at - window) / stride + 1 : 0;
+  last = at / stride < outputs - 1 ? at / stride : outputs - 1;
+}
+
+// The max (the first maximum in row-major order; NaN never wins) or the sum of a window's
+// elements of one (H, W) plane with row stride W; best: the plane index of the maximum.
+PCNN_HD inline float pool_window_reduce(const float* plane, int W, const PoolWindow& b,
+                                        bool is_max, int& best) {
+  best = b.h0 * W + b.w0;
+  float acc = is_max ? plane[best] : 0.f;
+  for (int h = b.h0; h < b.h1; ++h)
+    for (int w = b.w0; w < b.w1; ++w) {
+      const float v = plane[h * W + w];
+      if (is_max) {
+        if (v > acc) {
+          acc = v;
+          best = h * W + w;
+        }
+      } else {
+        acc += v;
+      }
+    }
+  return acc;
+}
+
+// The pooled value of a reduced window: max as is, avg times 1 / (its in-image count).
+PCNN_HD inline float pool_finish(float acc, const PoolWindow& b, bool is_max) {
+  return is_max ? acc : acc * (1.f / float(b.count()));
+}
+
+}  // namespace pcnn
