@@ -7,12 +7,12 @@ namespace pcnn {
 
 // The elastic field's Gaussian is cut at 3 sigma; sigma <= 16 keeps it within 48 pixels, so
 // the taps fit in a fixed array passed by value to a kernel.
-constexpr float kMaxElasticSigma = 16.f;
+constexpr double kMaxElasticSigma = 16.;
 constexpr int kMaxElasticRadius = 48;
-constexpr float kMaxElasticAlpha = 1000.f;  // pixels per unit of the smoothed field
-constexpr float kMaxAffineRotate = 180.f;   // degrees
-constexpr float kMaxAffineScale = 0.9f;     // the factor stays above 0
-constexpr float kMaxAffineShear = 2.f;
+constexpr double kMaxElasticAlpha = 1000.;  // pixels per unit of the smoothed field
+constexpr double kMaxAffineRotate = 180.;   // degrees
+constexpr double kMaxAffineScale = 0.9;     // the factor stays above 0
+constexpr double kMaxAffineShear = 2.;
 constexpr int kMaxCropPad = 64;             // pixels
 
 // Each method is off unless its flag is set. The per-image parameters are drawn uniformly:

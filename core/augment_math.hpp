@@ -103,9 +103,10 @@ inline ElasticTaps elastic_taps(float sigma) {
   return t;
 }
 
-// The noise of component comp (0: x, 1: y) at pixel (r, c): uniform in [-1, 1).
-PCNN_HD inline float elastic_noise(uint32_t noise_key, int comp, int H, int W, int r, int c) {
-  return augment_uniform(noise_key, uint32_t((comp * H + r) * W + c));
+// The noise at e = (comp * H + r) * W + c of the (2, H, W) planes (comp 0: x, 1: y), uniform
+// in [-1, 1).
+PCNN_HD inline float elastic_noise(uint32_t noise_key, int e) {
+  return augment_uniform(noise_key, uint32_t(e));
 }
 
 // Smoothing along a line of n values at stride apart (a row: stride 1; a column: W): position

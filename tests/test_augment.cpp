@@ -222,7 +222,7 @@ std::vector<float> train_params(Backend& be, const AugmentConfig& a, int steps) 
 
 TEST_SUITE("backend") {
 
-TEST_CASE("training with augmentation: an identity one changes nothing, every method matches serial") {
+TEST_CASE("training with augmentation: identity changes nothing, every method matches serial") {
   const std::vector<float> plain = train_params(backend(), AugmentConfig{}, 4);
   CHECK(train_params(backend(), all_zero(), 4) == plain);
   const std::vector<float> got = train_params(backend(), everything(), 4);

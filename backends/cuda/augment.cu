@@ -24,7 +24,7 @@ __global__ void augment_batch_kernel(AugmentConfig a, ElasticTaps taps, const in
   float* smoothed = a.elastic ? noise + 2 * HW : nullptr;
   if (a.elastic) {
     for (int e = threadIdx.x; e < 2 * HW; e += blockDim.x)
-      noise[e] = elastic_noise(im.noise_key, e / HW, H, W, (e % HW) / W, e % W);
+      noise[e] = elastic_noise(im.noise_key, e);
     __syncthreads();
     for (int e = threadIdx.x; e < 2 * HW; e += blockDim.x)
       smoothed[e] = elastic_smooth(noise + (e / W) * W, W, 1, e % W, taps);

@@ -22,7 +22,7 @@ void KokkosBackend::augment_batch(const AugmentConfig& a, const int32_t* step, u
     float* smoothed = cfg.elastic ? noise + 2 * HW : nullptr;
     if (cfg.elastic) {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 2 * HW), [&](int e) {
-        noise[e] = elastic_noise(im.noise_key, e / HW, H, W, (e % HW) / W, e % W);
+        noise[e] = elastic_noise(im.noise_key, e);
       });
       team.team_barrier();
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 2 * HW), [&](int e) {

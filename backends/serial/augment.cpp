@@ -16,10 +16,7 @@ void SerialBackend::augment_batch(const AugmentConfig& a, const int32_t* step, u
     float* noise = a.elastic ? scratch + size_t(j) * kElasticScratchPlanes * HW : nullptr;
     float* smoothed = a.elastic ? noise + 2 * HW : nullptr;
     if (a.elastic) {
-      for (int comp = 0; comp < 2; ++comp)
-        for (int r = 0; r < H; ++r)
-          for (int c = 0; c < W; ++c)
-            noise[comp * HW + r * W + c] = elastic_noise(im.noise_key, comp, H, W, r, c);
+      for (int e = 0; e < 2 * HW; ++e) noise[e] = elastic_noise(im.noise_key, e);
       for (int comp = 0; comp < 2; ++comp)
         for (int r = 0; r < H; ++r)
           for (int c = 0; c < W; ++c)
