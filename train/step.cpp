@@ -1,7 +1,7 @@
-// One training step, all of it on one screen: per replica gather -> [augment] -> forward -> loss ->
-// backward -> [all-reduce] -> check -> update -> counter, captured as a graph where the backend
-// can. The check (check_step) finds NaN and Inf on the device and makes the update skip the
-// step; the host learns of it at the next read-back (Trainer::progress). The replica
+// One training step, all of it on one screen: per replica gather -> [augment] -> forward ->
+// loss -> backward -> [all-reduce] -> check -> update -> counter, captured as a graph where the
+// backend can. The check (check_step) finds NaN and Inf on the device and makes the update skip
+// the step; the host learns of it at the next read-back (Trainer::progress). The replica
 // machinery (train/replica.cpp) and the epoch loop (train/trainer.cpp) live elsewhere.
 #include "train/replica.hpp"
 
