@@ -122,6 +122,7 @@ std::vector<EpochStats> Network::train(const Dataset& train, const Dataset* test
   cfg.optimizer.lr = o.learning_rate;
   cfg.optimizer.momentum = o.momentum;
   cfg.lr_decay = o.lr_decay;
+  cfg.augment = o.augment;
   Trainer trainer(*s_->backend, *s_->model, train, s_->norm, cfg);
   if (on_progress && (o.progress_every_s > 0 || o.progress_every_steps > 0))
     trainer.on_progress([&](const StepProgress& p) {

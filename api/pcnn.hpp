@@ -62,6 +62,7 @@ struct TrainOptions {
   float lr_decay = 0.75f;          // the learning rate is multiplied by this after every epoch
   double progress_every_s = 1.0;   // how often on_progress is called (0: never by time)
   int progress_every_steps = 0;    // ... and every this many steps (0: never by count)
+  AugmentConfig augment;           // on the device, training batches only (none by default)
 };
 
 // Where training stands, as passed to the progress callback.

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/augment_config.hpp"
 #include "core/contract_types.hpp"
 #include "core/shapes.hpp"
 
@@ -136,6 +137,17 @@
 #define PCNN_OP_PARAMS_gather_batch \
   (const DeviceDataset& data, int first, const BatchLayout& layout, float* x, int32_t* y)
 
+// ---- data augmentation (core/augment_math.hpp) ---------------------------------------------
+// x (N,C,H,W), a gathered training batch -> y (N,C,H,W), overwritten: image j resampled once
+// (bilinear; a tap outside the image reads fill[c], C floats: a black pixel's value) at the
+// source coordinates of augment_source, its parameters drawn from augment_image_key(seed,
+// *step, N, j); the channels of an image share them. With elastic, scratch (N *
+// kElasticScratchPlanes * H * W floats) holds the noise and its row-smoothed planes (the taps:
+// elastic_taps(a.elastic_sigma)); untouched otherwise. Backends agree within libm's sinf/cosf.
+#define PCNN_OP_PARAMS_augment_batch                                                          \
+  (const AugmentConfig& a, const int32_t* step, uint32_t seed, int N, int C, int H, int W,   \
+   const float* fill, const float* x, float* scratch, float* y)
+
 // ---- fused ops: optional; backends/backend_default.cpp composes them from the ops above -----
 // x -> act_out (N,K,P,Q) = act(conv(x,w)+b), saved for backward -> y = pool(act_out).
 // With epi.pool == None, y may equal act_out.
@@ -162,7 +174,7 @@
   X(gemm) X(conv2d_forward) X(conv2d_backward_data) X(conv2d_backward_weights)               \
   X(pool2d_forward) X(pool2d_backward) X(bias_add) X(bias_backward) X(activation_forward)   \
   X(activation_backward) X(softmax_cross_entropy) X(check_step) X(sgd_update)               \
-  X(adam_update) X(gather_train_batch) X(gather_batch)                                       \
+  X(adam_update) X(gather_train_batch) X(gather_batch) X(augment_batch)                      \
   X(batchnorm_forward_train) X(batchnorm_forward_infer) X(batchnorm_backward)               \
   X(dropout_forward) X(dropout_backward) X(global_avg_pool_forward) X(global_avg_pool_backward)
 

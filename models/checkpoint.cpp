@@ -23,12 +23,39 @@ constexpr uint64_t kMaxCheckpointFile = uint64_t(48) << 30;  // three arenas of 
 json number_or_null(double v) { return std::isnan(v) ? json(nullptr) : json(v); }
 double number_or_nan(const json& v) { return v.is_null() ? NAN : v.get<double>(); }
 
+// Only a run that augments writes the key: checkpoints of other runs stay as they were.
+json augment_json(const AugmentConfig& a) {
+  return {{"elastic", a.elastic}, {"affine", a.affine}, {"crop", a.crop}, {"flip", a.flip},
+          {"elastic_alpha", a.elastic_alpha}, {"elastic_sigma", a.elastic_sigma},
+          {"affine_rotate", a.affine_rotate}, {"affine_scale", a.affine_scale},
+          {"affine_shear", a.affine_shear}, {"crop_pad", a.crop_pad},
+          {"flip_probability", a.flip_probability}};
+}
+
+AugmentConfig augment_from_json(const json& j) {
+  AugmentConfig a;
+  a.elastic = j.at("elastic").get<bool>();
+  a.affine = j.at("affine").get<bool>();
+  a.crop = j.at("crop").get<bool>();
+  a.flip = j.at("flip").get<bool>();
+  a.elastic_alpha = j.at("elastic_alpha").get<float>();
+  a.elastic_sigma = j.at("elastic_sigma").get<float>();
+  a.affine_rotate = j.at("affine_rotate").get<float>();
+  a.affine_scale = j.at("affine_scale").get<float>();
+  a.affine_shear = j.at("affine_shear").get<float>();
+  a.crop_pad = j.at("crop_pad").get<int>();
+  a.flip_probability = j.at("flip_probability").get<float>();
+  return a;
+}
+
 json run_json(const RunSettings& r) {
-  return {{"spec", to_json(r.spec)}, {"optimizer", r.optimizer}, {"lr", r.lr},
-          {"momentum", r.momentum}, {"weight_decay", r.weight_decay}, {"lr_decay", r.lr_decay},
-          {"batch", r.batch}, {"epochs", r.epochs}, {"limit", r.limit},
-          {"replicas", r.replicas}, {"seed", r.seed}, {"mean", r.norm.mean},
-          {"inv_std", r.norm.inv_std}};
+  json j = {{"spec", to_json(r.spec)}, {"optimizer", r.optimizer}, {"lr", r.lr},
+            {"momentum", r.momentum}, {"weight_decay", r.weight_decay}, {"lr_decay", r.lr_decay},
+            {"batch", r.batch}, {"epochs", r.epochs}, {"limit", r.limit},
+            {"replicas", r.replicas}, {"seed", r.seed}, {"mean", r.norm.mean},
+            {"inv_std", r.norm.inv_std}};
+  if (r.augment.any()) j["augment"] = augment_json(r.augment);
+  return j;
 }
 
 RunSettings run_from_json(const json& j) {
@@ -46,6 +73,7 @@ RunSettings run_from_json(const json& j) {
   r.seed = j.at("seed").get<uint32_t>();
   r.norm.mean = j.at("mean").get<float>();
   r.norm.inv_std = j.at("inv_std").get<float>();
+  if (j.contains("augment")) r.augment = augment_from_json(j.at("augment"));
   return r;
 }
 
@@ -130,6 +158,14 @@ void check_consistent(const Checkpoint& c, size_t tensors) {
                       << r.replicas << " out of range");
   PCNN_CHECK(std::isfinite(r.norm.mean) && std::isfinite(r.norm.inv_std) && r.norm.inv_std > 0,
              "a bad input normalisation");
+  const AugmentConfig& a = r.augment;
+  PCNN_CHECK(a.elastic_alpha >= 0 && a.elastic_alpha <= kMaxElasticAlpha &&
+                 a.elastic_sigma > 0 && a.elastic_sigma <= kMaxElasticSigma &&
+                 a.affine_rotate >= 0 && a.affine_rotate <= kMaxAffineRotate &&
+                 a.affine_scale >= 0 && a.affine_scale <= kMaxAffineScale &&
+                 a.affine_shear >= 0 && a.affine_shear <= kMaxAffineShear && a.crop_pad >= 0 &&
+                 a.crop_pad <= kMaxCropPad && a.flip_probability >= 0 && a.flip_probability <= 1,
+             "augmentation settings out of range");
   PCNN_CHECK(c.steps_per_epoch >= 1, "'steps_per_epoch' must be at least 1");
   const int64_t total = int64_t(r.epochs) * c.steps_per_epoch;
   PCNN_CHECK(c.state.global_step >= 0 && c.state.global_step <= total,

@@ -29,6 +29,7 @@ struct RunSettings {
   int replicas = 1;            // --gpus: each replica keeps its own metric sums
   uint32_t seed = 1;
   Normalization norm;          // the input normalisation, computed once from the training data
+  AugmentConfig augment;       // none unless the run augments ("augment" in the JSON)
 };
 
 struct Checkpoint {

@@ -40,6 +40,13 @@ expect_error 2 "--load is required" eval
 expect_error 2 "unknown command 'trian' (did you mean 'train'?)" help trian
 expect_error 2 "--limit: must be at least the batch size (64), got 10" train --limit 10
 expect_error 2 "--gpus: backend serial runs on the CPU, not on GPUs" train --backend serial --gpus 2
+expect_error 2 "--augment: unknown augmentation 'rotate'" train --augment elastic,rotate
+expect_error 2 "--augment: 'flip' is given twice" train --augment flip,crop,flip
+expect_error 2 "--crop-pad: applies to crop, which --augment does not list" train --augment flip --crop-pad 2
+expect_error 2 "--elastic-sigma: applies to elastic" train --elastic-sigma 3
+expect_error 2 "--elastic-sigma: must be" train --augment elastic --elastic-sigma 0
+expect_error 2 "--affine-scale: must be" train --augment affine --affine-scale 1
+expect_error 2 "--crop-pad: must be at most 64, got 65" train --augment crop --crop-pad 65
 
 # Run-time errors: exit 1.
 expect_error 1 "has no train-" train --data "$tmp/missing" --epochs 1

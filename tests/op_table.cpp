@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/activation_math.hpp"
+#include "core/augment_math.hpp"
 #include "tests/compare.hpp"
 #include "tests/op_table.hpp"
 
@@ -901,6 +902,81 @@ void add_gather(std::vector<OpCase>& t, int B) {
   }
 }
 
+// ---- data augmentation -------------------------------------------------------------------------
+
+OpCase augment_case(const std::string& name, const AugmentArgs& a, Tolerance tol, bool perf) {
+  OpParams p;
+  p.augment = a;
+  const double pixels = double(a.n) * a.c * a.h * a.w * a.steps;
+  const double field = a.cfg.elastic ? double(a.n) * a.h * a.w * a.steps : 0.0;
+  // Per output value a bilinear sample (~8); the elastic field 2 smoothings of 2r+1 taps each
+  // for x and y per pixel.
+  const double taps = a.cfg.elastic ? 2.0 * elastic_taps(a.cfg.elastic_sigma).radius + 1 : 0.0;
+  OpCase c = make_case(Op::augment_batch,
+                       name + " N" + std::to_string(a.n) + " C" + std::to_string(a.c) + " " +
+                           std::to_string(a.h) + "x" + std::to_string(a.w),
+                       p, tol, 8.0 * pixels + field * 8.0 * taps, 4.0 * 2.0 * pixels, perf);
+  c.tensors = [](const OpParams& p, Rng& r) {
+    const AugmentArgs& a = p.augment;
+    const size_t images = size_t(a.n) * a.c * a.h * a.w;
+    std::vector<TensorSpec> v = {in("x", uniform(r, images, -1.f, 3.f)),
+                                 in("fill", uniform(r, size_t(a.c), -1.f, -0.5f)),
+                                 inout("step", {float(a.step)}, DType::I32),
+                                 out("y", images * a.steps)};
+    if (a.cfg.elastic)
+      v.push_back(scratch("scratch", size_t(a.n) * kElasticScratchPlanes * a.h * a.w));
+    return v;
+  };
+  c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
+    const AugmentArgs& a = p.augment;
+    const size_t images = size_t(a.n) * a.c * a.h * a.w;
+    for (int s = 0; s < a.steps; ++s) {
+      be.augment_batch(a.cfg, t.i32("step"), a.seed, a.n, a.c, a.h, a.w, t.f("fill"), t.f("x"),
+                       a.cfg.elastic ? t.f("scratch") : nullptr, t.f("y") + s * images);
+      be.increment(t.i32("step"));
+    }
+  };
+  return c;
+}
+
+// Bilinear samples at coordinates from libm's sinf/cosf (affine) or from sums the device
+// compiler may contract differently (the elastic displacement, alpha times a smoothed field).
+constexpr Tolerance kResample{
+    1e-5, "bilinear samples are continuous in their coordinates, which differ by a few ulps "
+          "(libm's sinf/cosf, fma contraction): ~1e-6 here; a wrong pixel or parameter is 1e-1"};
+
+void add_augment(std::vector<OpCase>& t, int B) {
+  AugmentArgs a;
+  a.seed = 5; a.step = 41; a.steps = 2;
+  a.cfg.elastic = true;
+  a.n = 5; a.c = 1; a.h = 28; a.w = 28;
+  t.push_back(augment_case("elastic", a, kResample, false));
+  a.cfg.elastic_sigma = 1.5f; a.cfg.elastic_alpha = 6.f;
+  a.n = 3; a.c = 2; a.h = 7; a.w = 11;  // the Gaussian wider than the image
+  t.push_back(augment_case("elastic sigma 1.5 alpha 6", a, kResample, false));
+  a.cfg = AugmentConfig{};
+  a.cfg.affine = true; a.cfg.affine_rotate = 30.f; a.cfg.affine_scale = 0.3f;
+  a.cfg.affine_shear = 0.3f;
+  a.n = 5; a.c = 3; a.h = 13; a.w = 17;
+  t.push_back(augment_case("affine", a, kResample, false));
+  a.cfg = AugmentConfig{};
+  a.cfg.crop = true; a.cfg.flip = true; a.cfg.crop_pad = 3;
+  a.n = 7; a.c = 2; a.h = 9; a.w = 6;
+  t.push_back(augment_case("crop+flip", a, kExact, false));  // whole pixels: copies
+  a.cfg.elastic = a.cfg.affine = true;
+  a.n = 4; a.c = 3; a.h = 29; a.w = 29;
+  t.push_back(augment_case("all four", a, kResample, false));
+  // The batches of training: MNIST-sized images into Simard's 29x29 and LeNet-5's 28x28.
+  a.cfg = AugmentConfig{};
+  a.cfg.elastic = a.cfg.affine = true;
+  a.n = B; a.c = 1; a.h = 29; a.w = 29; a.steps = 1;
+  t.push_back(augment_case("elastic+affine", a, kResample, true));
+  a.cfg = AugmentConfig{};
+  a.cfg.crop = a.cfg.flip = true;
+  a.h = a.w = 28;
+  t.push_back(augment_case("crop+flip", a, kExact, true));
+}
+
 // ---- fused convolution ---------------------------------------------------------------------------
 
 size_t fused_y_size(const Conv2dShape& s, const ConvEpilogue& e) {
@@ -1330,6 +1406,7 @@ std::vector<OpCase> op_table(int perf_batch) {
   add_check_step(t, perf_batch);
   add_optimizers(t, perf_batch);
   add_gather(t, perf_batch);
+  add_augment(t, perf_batch);
   add_fused_conv(t, perf_batch);
   add_linear(t, perf_batch);
   add_dropout(t, perf_batch);

@@ -116,6 +116,15 @@ struct DropoutArgs {
   int32_t step = 0;
 };
 
+// augment_batch: what is applied to a batch of n images of c x h x w, at which counter.
+struct AugmentArgs {
+  AugmentConfig cfg;
+  int n = 1, c = 1, h = 1, w = 1;
+  uint32_t seed = 0;
+  int32_t step = 0;  // the counter at the first launch
+  int steps = 1;     // launches (the counter advances between them)
+};
+
 // check_step: which gradients are not finite, the step's loss, and a second call's faults.
 struct StepCheckArgs {
   std::vector<std::pair<size_t, float>> faults;   // grads[index] = value (NaN, Inf)
@@ -145,6 +154,7 @@ struct OpParams {
   GatherArgs gather;
   float eps = 1e-5f, momentum = 0.1f;  // batchnorm_* (N, C, HW above)
   DropoutArgs dropout;                // dropout_*
+  AugmentArgs augment;                // augment_batch
 };
 
 using Launch = std::function<void(Backend&, const OpParams&, const DeviceTensors&)>;

@@ -46,6 +46,10 @@ Checkpoint full_checkpoint(const std::string& optimizer) {
   r.replicas = 2;
   r.seed = 4000000001u;
   r.norm = {0.2861f, 1.f / 0.353f};
+  r.augment.elastic = r.augment.crop = true;
+  r.augment.elastic_alpha = 12.5f;
+  r.augment.elastic_sigma = 3.25f;
+  r.augment.crop_pad = 3;
   c.data.data_folder = "/data/fashion";
   c.data.data_files = {"a.gz", "b.gz", "c", "d"};
   c.data.train_count = 600;
@@ -95,7 +99,8 @@ void check_same(const Checkpoint& a, const Checkpoint& b) {
   CHECK(to_json(a.run.spec) == to_json(b.run.spec));
   using R = RunSettings;
   check_same_fields("run", a.run, b.run, &R::optimizer, &R::lr, &R::momentum, &R::weight_decay,
-                    &R::lr_decay, &R::batch, &R::epochs, &R::limit, &R::replicas, &R::seed);
+                    &R::lr_decay, &R::batch, &R::epochs, &R::limit, &R::replicas, &R::seed,
+                    &R::augment);
   check_same_fields("norm", a.run.norm, b.run.norm, &Normalization::mean, &Normalization::inv_std);
   check_same_fields("checkpoint", a, b, &Checkpoint::data, &Checkpoint::steps_per_epoch,
                     &Checkpoint::elapsed_s, &Checkpoint::checkpoint_every, &Checkpoint::backend,
@@ -200,6 +205,8 @@ TEST_CASE("checkpoints: corrupt, cut, foreign and inconsistent files are refused
   short_params.state.params.pop_back();
   PCNN_CHECK_REFUSED([&] { decode_checkpoint(encode_checkpoint(short_params), "f"); },
                      "tensor 'params' has 57 values, the run needs 58");
+  PCNN_CHECK_REFUSED([&] { decode_checkpoint(with_field(good, "\"crop_pad\":3", "\"crop_pad\":65"), "f"); },
+                     "augmentation settings out of range");
   PCNN_CHECK_REFUSED([&] { decode_checkpoint(with_field(good, "\"lr\":", "\"rate\":"), "f"); },
                      "has a bad header", "lr");
   PCNN_CHECK_REFUSED([&] { decode_checkpoint(with_field(good, "\"seed\":4000000001", "\"seed\":\"x\""), "f"); },
@@ -211,12 +218,13 @@ TEST_CASE("checkpoints: corrupt, cut, foreign and inconsistent files are refused
 namespace {
 // A small Adam run on the backend under test: 3 epochs of 7 steps, stopped after stop_at steps
 // (0: never) and resumed in a new trainer from the state taken then.
-std::vector<float> run_with_stop(int stop_at) {
+std::vector<float> run_with_stop(int stop_at, const AugmentConfig& augment = {}) {
   const Dataset data = synthetic_dataset(7 * 8 + 5, 28, 28, 31);  // a partial batch is dropped
   const ModelSpec spec = builtin_model("lenet5");
   TrainConfig cfg = adam_config(8, 9, 2e-3f);
   cfg.optimizer.weight_decay = 1e-4f;
   cfg.lr_decay = 0.5f;
+  cfg.augment = augment;
   const Normalization norm{0.2f, 3.f};
   Model m(backend(), spec, 8, 6);
   auto trainer = std::make_unique<Trainer>(backend(), m, data, norm, cfg);
@@ -244,6 +252,23 @@ TEST_CASE("a run stopped anywhere and restored from its state ends with the same
     CAPTURE(stop_at);
     const std::vector<float> got = run_with_stop(stop_at);
     if (bitwise)
+      CHECK(got == want);
+    else
+      check_close("resumed after step " + std::to_string(stop_at), got, want, 1e-4);
+  }
+}
+
+TEST_CASE("a run with augmentation stopped and restored ends with the same weights") {
+  // The augmentation is drawn from the step counter: the restored run draws what it would have.
+  AugmentConfig a;
+  a.elastic = a.affine = a.crop = a.flip = true;
+  const std::vector<float> want = run_with_stop(0, a);
+  CHECK(want != run_with_stop(0));
+  const BackendEntry* entry = find_backend(backend_name());
+  for (int stop_at : {3, 8}) {
+    CAPTURE(stop_at);
+    const std::vector<float> got = run_with_stop(stop_at, a);
+    if (entry && entry->bitwise_repeatable)
       CHECK(got == want);
     else
       check_close("resumed after step " + std::to_string(stop_at), got, want, 1e-4);

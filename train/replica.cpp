@@ -2,6 +2,7 @@
 // all-reduce that makes several replicas train like one device with the whole batch.
 #include "train/replica.hpp"
 
+#include "core/augment_math.hpp"
 #include "core/check.hpp"
 
 namespace pcnn {
@@ -28,6 +29,16 @@ Trainer::Replica::Replica(Backend& b, Model& m, const Dataset& train, const Norm
   // The step's check reads the step slots: they start at zero even when step() runs before
   // any train_epoch (tests, the bench).
   b.fill(metrics.get(), 0.f, kMetricCount);
+  if (cfg.augment.any()) {
+    const FeatureShape in = m.input_shape();
+    gathered = DeviceArray<float>(b, size_t(shard_batch) * in.size());
+    if (cfg.augment.elastic)
+      augment_scratch = DeviceArray<float>(
+          b, size_t(shard_batch) * kElasticScratchPlanes * size_t(in.h) * in.w);
+    // A black pixel, normalised as the gather does (core/batch_math.hpp).
+    augment_fill = DeviceArray<float>(b, size_t(in.c));
+    augment_fill.upload(std::vector<float>(size_t(in.c), -norm.mean * norm.inv_std));
+  }
   if (separate_update_counter) {  // the update runs after the all-reduce, off the data counter
     update_counter = DeviceArray<int32_t>(b, 1);
     update_counter.upload({0});

@@ -22,6 +22,9 @@ struct Trainer::Replica {
   DeviceArray<float> x, metrics;
   DeviceArray<int32_t> labels;
   DeviceArray<int32_t> data_counter, update_counter;  // no update_counter when R == 1
+  // With augmentation: the gathered batch (augment_batch writes x from it), the elastic
+  // field's scratch, and the value a sample outside an image reads (per channel).
+  DeviceArray<float> gathered, augment_scratch, augment_fill;
   bool graph_ready = false;
 
   Replica(Backend& b, Model& m, const Dataset& train, const Normalization& norm,

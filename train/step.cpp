@@ -1,7 +1,7 @@
-// One training step, all of it on one screen: per replica gather -> forward -> loss ->
-// backward -> [all-reduce] -> check -> update -> counter, captured as a graph where the backend
-// can. The check (check_step) finds NaN and Inf on the device and makes the update skip the
-// step; the host learns of it at the next read-back (Trainer::progress). The replica
+// One training step, all of it on one screen: per replica gather -> [augment] -> forward ->
+// loss -> backward -> [all-reduce] -> check -> update -> counter, captured as a graph where the
+// backend can. The check (check_step) finds NaN and Inf on the device and makes the update skip
+// the step; the host learns of it at the next read-back (Trainer::progress). The replica
 // machinery (train/replica.cpp) and the epoch loop (train/trainer.cpp) live elsewhere.
 #include "train/replica.hpp"
 
@@ -12,8 +12,17 @@ namespace pcnn {
 void Trainer::run_local_step(Replica& r, bool with_update) {
   const int N = r.layout.batch, R = replicas();
   // gather: this replica's shard of the next batch of the epoch's shuffled order, normalised
+  const bool augment = cfg_.augment.any();
   r.be.gather_train_batch(r.data.view(), r.data_counter.get(), steps_per_epoch_ * R, cfg_.seed,
-                          r.layout, r.x.get(), r.labels.get());
+                          r.layout, augment ? r.gathered.get() : r.x.get(), r.labels.get());
+  // augmentation: each image resampled with parameters drawn on the device from (seed, its
+  // position in the run's stream of images); labels stay
+  if (augment) {
+    const FeatureShape in = r.model.input_shape();
+    r.be.augment_batch(cfg_.augment, r.data_counter.get(), cfg_.seed, N, in.c, in.h, in.w,
+                       r.augment_fill.get(), r.gathered.get(), r.augment_scratch.get(),
+                       r.x.get());
+  }
   r.model.forward(N, r.x.get(), PassContext{true, r.data_counter.get(), cfg_.seed});
   // loss: softmax cross-entropy and its gradient; adds loss and correct count to the step's
   // slots of r.metrics, which check_step moves to the epoch's if the step is finite

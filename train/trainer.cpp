@@ -11,6 +11,20 @@
 
 namespace pcnn {
 
+void check_augment(const AugmentConfig& a) {
+  const auto in = [](const char* name, double v, double lo, double hi) {
+    PCNN_CHECK(v >= lo && v <= hi, "augmentation: " << name << " " << v << " is outside ["
+                                                    << lo << ", " << hi << "]");
+  };
+  in("elastic alpha", a.elastic_alpha, 0, kMaxElasticAlpha);
+  in("elastic sigma", a.elastic_sigma, 1e-6, kMaxElasticSigma);
+  in("affine rotation", a.affine_rotate, 0, kMaxAffineRotate);
+  in("affine scale", a.affine_scale, 0, kMaxAffineScale);
+  in("affine shear", a.affine_shear, 0, kMaxAffineShear);
+  in("crop padding", a.crop_pad, 0, kMaxCropPad);
+  in("flip probability", a.flip_probability, 0, 1);
+}
+
 Trainer::Trainer(Backend& be, Model& model, const Dataset& train, const Normalization& norm,
                  const TrainConfig& cfg)
     : Trainer(std::vector<Backend*>{&be}, std::vector<Model*>{&model}, nullptr, train, norm,
@@ -32,6 +46,7 @@ Trainer::Trainer(const std::vector<Backend*>& backends, const std::vector<Model*
   PCNN_CHECK(cfg.batch >= 1, "batch size must be at least 1");
   PCNN_CHECK(train.count >= cfg.batch, "the training set has " << train.count
                                                                << " images, fewer than one batch");
+  check_augment(cfg.augment);
   steps_per_epoch_ = train.count / cfg.batch;  // the last partial batch is dropped
   for (int r = 0; r < R; ++r)
     replicas_.push_back(std::make_unique<Replica>(*backends[r], *models[r], train, norm, cfg,

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backends/collective.hpp"
+#include "core/augment_config.hpp"
 #include "data/dataset.hpp"
 #include "models/model.hpp"
 #include "train/optimizer.hpp"
@@ -34,6 +35,7 @@ struct TrainConfig {
   float lr_decay = 1.f;    // learning rate multiplied by this after every epoch
   bool graphs = true;      // replay the step as a graph when the backend supports it
   NanPolicy on_nan = NanPolicy::Stop;
+  AugmentConfig augment;   // applied on the device to each training batch (never to evaluation)
 };
 
 // The first step of an epoch (since a restore, if later) whose loss or gradients were not
@@ -159,6 +161,9 @@ std::string parameter_name(const Model& model, int64_t index);
 // One line about a fault, e.g. "the gradients are not finite at step 1234 (epoch 2, step 297 of
 // 937), first in layer 2 (conv 5x5 x16) weights".
 std::string describe_fault(const Model& model, const StepFault& f, int steps_per_epoch);
+
+// Throws Error with one line when a magnitude is outside its bounds (core/augment_config.hpp).
+void check_augment(const AugmentConfig& a);
 
 // Accuracy and mean loss of the model on a whole data set, in batches of up to model.max_batch().
 EvalResult evaluate(Backend& be, Model& model, const Dataset& data, const Normalization& norm);

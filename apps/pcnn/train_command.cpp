@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <numeric>
 
+#include "apps/pcnn/augment_options.hpp"
 #include "apps/pcnn/commands.hpp"
 #include "apps/pcnn/common.hpp"
 #include "apps/pcnn/model_summary.hpp"
@@ -42,6 +43,8 @@ struct TrainOptions {
   std::string checkpoint, resume;
   int checkpoint_every = 0;
   std::string on_nan = "stop";
+  AugmentOptions augment_given;  // as given (apps/pcnn/augment_options.hpp)
+  AugmentConfig augment;         // what the run applies: from augment_given or the checkpoint
 };
 
 // One backend and one model per replica (device r runs replica r), and their all-reduce.
@@ -98,6 +101,7 @@ TrainConfig train_config(const TrainOptions& o) {
   cfg.optimizer.lr = o.lr > 0 ? o.lr : (o.optimizer == "adam" ? 2e-3f : 0.05f);
   cfg.optimizer.momentum = o.momentum;
   cfg.optimizer.weight_decay = o.weight_decay;
+  cfg.augment = o.augment;
   return cfg;
 }
 
@@ -221,10 +225,11 @@ EpochsResult train_epochs(const TrainOptions& o, Trainer& trainer, Backend& be, 
 
 // The recipe a saved model records: the settings that define the run, on one line.
 std::string recipe_text(const RunSettings& r) {
+  const std::string augment = r.augment.any() ? ", augment " + augment_text(r.augment) : "";
   return format("%s, %s lr %g momentum %g weight decay %g lr decay %g, batch %d, seed %u, "
-                "%d epochs", r.spec.name.c_str(), r.optimizer.c_str(), double(r.lr),
+                "%d epochs%s", r.spec.name.c_str(), r.optimizer.c_str(), double(r.lr),
                 double(r.momentum), double(r.weight_decay), double(r.lr_decay), r.batch,
-                r.seed, r.epochs);
+                r.seed, r.epochs, augment.c_str());
 }
 
 // With --resume: the checkpoint's settings replace the options' (which may only repeat them);
@@ -244,6 +249,7 @@ void adopt_checkpoint(TrainOptions& o, const Checkpoint& c, const CLI::App& cmd)
   check.same("--limit", o.limit, r.limit);
   check.same("--seed", o.seed, r.seed);
   check.same("--gpus", o.gpus, r.replicas);
+  check_same_augment(check, o.augment_given, r.augment);
   o.optimizer = r.optimizer;
   o.lr = r.lr;
   o.momentum = r.momentum;
@@ -254,6 +260,7 @@ void adopt_checkpoint(TrainOptions& o, const Checkpoint& c, const CLI::App& cmd)
   o.limit = r.limit;
   o.seed = r.seed;
   o.gpus = r.replicas;
+  o.augment = r.augment;
   if (o.data.empty()) o.data = c.data.data_folder;
   if (o.checkpoint.empty()) o.checkpoint = o.resume;
   if (o.checkpoint_every == 0) o.checkpoint_every = c.checkpoint_every;
@@ -276,6 +283,7 @@ RunSettings run_settings(const TrainOptions& o, const ModelSpec& spec, const Tra
   r.replicas = o.gpus;
   r.seed = cfg.seed;
   r.norm = norm;
+  r.augment = cfg.augment;
   return r;
 }
 
@@ -307,6 +315,8 @@ int run_train(const TrainOptions& given, const CLI::App& cmd) {
   if (!o.resume.empty()) {
     ckpt = load_checkpoint(o.resume);
     adopt_checkpoint(o, ckpt, cmd);
+  } else {
+    o.augment = augment_config(o.augment_given, cmd);
   }
   // Every output before anything is trained: a long run must not end in "cannot write".
   for (const auto& [option, path] : {std::pair{"--save", o.save}, {"--checkpoint", o.checkpoint},
@@ -365,6 +375,8 @@ int run_train(const TrainOptions& given, const CLI::App& cmd) {
                          data.train.count, data.test.count, be.name().c_str(),
                          be.device_name().c_str(), o.batch, o.optimizer.c_str(),
                          double(cfg.optimizer.lr)));
+    if (o.augment.any())
+      display.print("augmenting each training batch: " + augment_text(o.augment));
     if (replicas.collective)
       display.print(format("data parallel over %d replicas%s (%d images each per step), "
                            "all-reduce: %s", o.gpus, be.is_host_memory() ? " on the CPU" : "",
@@ -478,6 +490,7 @@ Command add_train_command(CLI::App& app) {
                   "the run with exit code 1 (checkpoint written), naming the step and layer; "
                   "skip: train on, counting such steps")
       ->check(one_of({"stop", "skip"}, "policy"))->capture_default_str();
+  add_augment_options(*sub, o->augment_given);
   return {sub, [o, sub] { return run_train(*o, *sub); }};
 }
 
