@@ -28,6 +28,8 @@ struct RunSettings {
   int replicas = 1;            // --gpus: each replica keeps its own metric sums
   uint32_t seed = 1;
   Normalization norm;          // the input normalisation, computed once from the training data
+  double val_split = 0;        // --val-split: the fraction of the training set held out
+  std::string data_format;     // --data-format as given ("" = detected)
 };
 
 struct Checkpoint {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian 12 machine for ParallelCNN and builds it into build/:
-#   1. Debian packages (compiler, CMake, zlib, doctest, CLI11, nlohmann-json, Fashion-MNIST),
+#   1. Debian packages (compiler, CMake, zlib, libpng, libjpeg, doctest, CLI11, nlohmann-json, Fashion-MNIST),
 #   2. Kokkos with OpenMP + Serial, built from Debian's trilinos source package (cached in .deps/),
 #   3. configure + build. CUDA backends are built when nvcc is found (/usr/local/cuda).
 # Re-running it is cheap: installed packages, the Kokkos build and the CMake build are reused.
@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${PCNN_BUILD_DIR:-build}
 
-bash scripts/apt_install.sh g++ cmake ninja-build make zlib1g-dev doctest-dev libcli11-dev \
+bash scripts/apt_install.sh g++ cmake ninja-build make zlib1g-dev libpng-dev libjpeg-dev doctest-dev libcli11-dev \
   nlohmann-json3-dev dataset-fashion-mnist dpkg-dev xz-utils
 
 cmake_args=(-G Ninja -DCMAKE_BUILD_TYPE=Release)

@@ -101,7 +101,14 @@ TEST_CASE("serial reference: gathered batches hold the right images, labels and 
   }
   DeviceArray<uint8_t> images_(*be, images);
   DeviceArray<int32_t> labels_(*be, labels);
-  const DeviceDataset data{images_.get(), labels_.get(), count, height, width, 0.25f, 2.f};
+  DeviceDataset data;
+  data.images = images_.get();
+  data.labels = labels_.get();
+  data.count = count;
+  data.height = height;
+  data.width = width;
+  data.mean[0] = 0.25f;
+  data.inv_std[0] = 2.f;
   const BatchLayout layout{3, 3, 4};  // padded from 2x3 to 3x4
   const int plane = layout.out_h * layout.out_w;
   // The expected batch for these samples: (pixel/255 - mean) * inv_std, in double, and a black
