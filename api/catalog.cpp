@@ -53,6 +53,7 @@ DatasetPair load_data(const std::string& dir, const ModelSpec& spec, const std::
   PCNN_CHECK(limit >= 0, "load_data: limit must be 0 (all) or more, got " << limit);
   DatasetPair p =
       load_dataset(dir, parse_data_format(format), {spec.in_c, spec.in_h, spec.in_w}, 256);
+  p.check_classes(spec.classes, spec.name);
   p.check_labels(spec.classes);
   if (limit > 0) {
     keep_first(p.train, limit);

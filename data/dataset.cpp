@@ -36,6 +36,12 @@ void Dataset::check_labels(int n) const {
                    << "), outside the " << n << " classes 0.." << n - 1);
 }
 
+void DatasetPair::check_classes(int model_classes, const std::string& model_name) const {
+  PCNN_CHECK(classes == 0 || classes == model_classes,
+             "the data set has " << classes << " classes, model '" << model_name << "' has "
+                                 << model_classes << " (its spec's \"classes\" and last layer)");
+}
+
 uint32_t Dataset::labels_crc32() const {
   const std::vector<uint8_t> bytes(labels.begin(), labels.end());
   return uint32_t(crc32_z(crc32_z(0, nullptr, 0), bytes.data(), bytes.size()));

@@ -31,6 +31,9 @@ struct Dataset {
 struct DatasetPair {
   Dataset train, test;
   std::string source;  // folder it came from
+  int classes = 0;     // the class count the format states (CIFAR, folders); 0: IDX, unstated
+  // Throws Error when the format states a class count other than a model's (classes).
+  void check_classes(int model_classes, const std::string& model_name) const;
   void check_labels(int classes) const { train.check_labels(classes); test.check_labels(classes); }
 };
 

@@ -42,7 +42,7 @@ expect_error 2 "--limit: must be at least the batch size (64), got 10" train --l
 expect_error 2 "--gpus: backend serial runs on the CPU, not on GPUs" train --backend serial --gpus 2
 
 # Run-time errors: exit 1.
-expect_error 1 "has no train-" train --data "$tmp/missing" --epochs 1
+expect_error 1 "is missing or not a folder" train --data "$tmp/missing" --epochs 1
 mkdir -p "$tmp/bad"
 for f in train-images-idx3-ubyte train-labels-idx1-ubyte t10k-images-idx3-ubyte t10k-labels-idx1-ubyte; do
   printf 'not an idx file' >"$tmp/bad/$f"

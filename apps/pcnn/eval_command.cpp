@@ -36,6 +36,7 @@ Command add_eval_command(CLI::App& app) {
             // The whole folder is what the model file describes, whatever --limit keeps.
             const std::string differs = data_difference(sm.provenance, data_provenance(data));
             keep_first(data, o->limit);
+            data.check_classes(sm.spec.classes, sm.spec.name);
             data.check_labels(sm.spec.classes);
             if (!differs.empty())
               warn("pcnn eval", "'" + o->load + "' was trained on other data than " +

@@ -352,6 +352,7 @@ int run_train(const TrainOptions& given, const CLI::App& cmd) {
       throw CLI::ValidationError("--val-split", e.what());
     }
   }
+  data.check_classes(spec.classes, spec.name);
   data.check_labels(spec.classes);  // a label past the logits would index the loss out of bounds
   check_batch_fits(data, o.batch);  // before any model is built for that batch
   if (resuming) check_same_data(ckpt, source, data.source, o.resume);
