@@ -72,6 +72,13 @@ jpg=$(ls "$tmp"/img/train/*/*.jpg | head -1)
 expect_ok predict --backend serial --load "$tmp/img.pcnn" "$jpg"
 grep -q "\.jpg: class" "$tmp/out" && ok "predict reads a JPEG" || fail "predict JPEG: $(cat "$tmp/out")"
 
+# eval on a folder (converted to the saved model's input); bench draws batches from CIFAR-10.
+expect_ok eval --backend serial --load "$tmp/img.pcnn" --data "$tmp/img" --limit 30
+grep -q "(30 test images)" "$tmp/out" && ok "eval reads an image folder" || fail "eval: $(cat "$tmp/out")"
+expect_ok bench --backends serial --models "$tmp/rgb.json" --data "$tmp/c10" --data-format cifar10 \
+  --batch-sizes 8 --repeat 3 --warmup 1 --budget 0.01 --per-layer none --out "$tmp/bench"
+[ -s "$tmp/bench/bench.json" ] && ok "bench on CIFAR-10" || fail "bench: $(tail -3 "$tmp/err")"
+
 # --limit: the first N of each set (and --val-split of those N).
 expect_ok train --backend serial --model "$tmp/rgb.json" --data "$tmp/c10" --epochs 1 \
   --batch-size 10 --limit 50 --val-split 0.2
