@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "api/pcnn.hpp"
 #include "data/cifar.hpp"
 #include "data/data_source.hpp"
 #include "data/image_file.hpp"
@@ -265,6 +266,55 @@ TEST_CASE("normalisation per channel: computed per plane, kept by model files, c
   wrong = m;
   wrong.class_names.push_back("c");
   PCNN_CHECK_REFUSED([&] { decode_model(encode_model(wrong), "w"); }, "names 3 classes");
+}
+
+TEST_CASE("api: load_data reads a folder of images; the network keeps its class names and "
+          "predicts image files as it predicts the same images in memory") {
+  const std::string dir = scratch_dir("api_folder");
+  Dataset d = synthetic_rgb_dataset(60, 16, 31);
+  for (int i = 0; i < d.count; ++i) d.labels[size_t(i)] = i % 10;  // every class in both sets
+  for (const char* set : {"train", "test"}) {
+    mkdir((dir + "/" + set).c_str(), 0755);
+    for (int c = 0; c < 10; ++c) mkdir((dir + "/" + set + "/k" + std::to_string(c)).c_str(), 0755);
+  }
+  std::vector<std::string> files;
+  for (int i = 0; i < d.count; ++i) {
+    const std::string f = dir + (i < 40 ? "/train/k" : "/test/k") +
+                          std::to_string(d.labels[size_t(i)]) + "/" + std::to_string(i) + ".png";
+    write_png(f, image_of(d, i));
+    if (i >= 40) files.push_back(f);
+  }
+  const ModelSpec spec = api::NetworkBuilder("rgb16", 3, 16, 16).conv(4, 3, 1, 1, "relu")
+                             .maxpool(2).dense(10).spec();
+  const DatasetPair p = api::load_data(dir, spec, "", 0);
+  CHECK(p.train.count == 40);
+  CHECK(p.train.channels == 3);
+  api::Network net(spec, backend_name(), 3);
+  api::TrainOptions o;
+  o.epochs = 1;
+  o.batch = 8;
+  o.progress_every_s = 0;
+  net.train(p.train, &p.test, o);
+  CHECK(net.class_names().size() == 10u);
+  const std::string saved = scratch_path("api_folder.pcnn");
+  net.save(saved);
+  api::Network back = api::Network::load(saved, backend_name());
+  CHECK(back.class_names() == net.class_names());
+  const std::vector<api::Prediction> from_files = back.predict_files(files);
+  REQUIRE(from_files.size() == files.size());
+  // The same images in memory: images 40.. of d, which the files hold exactly (PNG is lossless).
+  Dataset mem;
+  mem.channels = 3;
+  mem.height = mem.width = 16;
+  mem.count = 20;
+  mem.images.assign(d.images.begin() + std::ptrdiff_t(40 * d.image_size()), d.images.end());
+  const std::vector<api::Prediction> from_memory = back.predict(mem);
+  for (size_t i = 0; i < files.size(); ++i) {
+    CHECK(from_files[i].label == from_memory[i].label);
+    CHECK(from_files[i].probabilities == from_memory[i].probabilities);
+  }
+  PCNN_CHECK_REFUSED([&] { api::load_data(dir, builtin_model("lenet5"), "cifar10"); },
+                     "has no data_batch_1.bin");
 }
 
 }  // TEST_SUITE
