@@ -1,8 +1,9 @@
 // The readers of data beyond MNIST: CIFAR records read back as written, hostile CIFAR files
 // refused in one line, PNG/JPEG decoding and the conversions (channels, bilinear resize)
 // against values worked out by hand, image folders (class order, interleaving, strictness),
-// the validation split, the per-channel normalisation and its place in model files; and on
-// the backend under test, a colour data set that trains.
+// the validation split, the per-channel normalisation and its place in model files, and the
+// api's loader and predict_files. (A colour data set training per backend:
+// tests/test_rgb_training.cpp, which needs no image library.)
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -315,32 +316,6 @@ TEST_CASE("api: load_data reads a folder of images; the network keeps its class 
   }
   PCNN_CHECK_REFUSED([&] { api::load_data(dir, builtin_model("lenet5"), "cifar10"); },
                      "has no data_batch_1.bin");
-}
-
-}  // TEST_SUITE
-
-TEST_SUITE("backend") {
-
-TEST_CASE("a colour data set (3 channels) trains: the loss falls and accuracy beats chance") {
-  Backend& be = backend();
-  const Dataset train = synthetic_rgb_dataset(400, 16, 21), test = synthetic_rgb_dataset(100, 16, 22);
-  ModelSpec spec = builtin_model("lenet5");
-  spec.in_c = 3;
-  spec.in_h = spec.in_w = 16;
-  spec.name = "lenet5-rgb16";
-  Model m(be, spec, 20, 4);
-  TrainConfig cfg;
-  cfg.batch = 20;
-  cfg.optimizer.lr = 0.003f;
-  const Normalization norm = normalization_of(train);
-  Trainer t(be, m, train, norm, cfg);
-  const double before = evaluate(be, m, test, norm).loss;
-  for (int e = 0; e < 3; ++e) t.train_epoch(e);
-  const EvalResult after = evaluate(be, m, test, norm);
-  INFO("backend " << backend_name() << ": test loss " << before << " -> " << after.loss
-                  << ", accuracy " << after.accuracy);
-  CHECK(after.loss < 0.5 * before);
-  CHECK(after.accuracy > 0.5);  // chance: 0.1
 }
 
 }  // TEST_SUITE
