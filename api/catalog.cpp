@@ -2,7 +2,10 @@
 // image files for predict().
 #include "api/pcnn.hpp"
 #include "backends/registry.hpp"
+#include "data/data_source.hpp"
 #include "data/idx.hpp"
+#include "data/image_file.hpp"
+#include "data/subset.hpp"
 
 namespace pcnn::api {
 
@@ -21,15 +24,6 @@ std::vector<BackendInfo> backends() {
 ModelSpec model_spec(const std::string& name_or_json_path) {
   return load_model_spec(name_or_json_path);
 }
-
-namespace {
-void keep_first(Dataset& d, int n) {
-  if (n >= d.count) return;
-  d.count = n;
-  d.images.resize(size_t(n) * d.height * d.width);
-  d.labels.resize(size_t(n));
-}
-}  // namespace
 
 DatasetPair load_mnist(const std::string& dir, int limit, int classes) {
   PCNN_CHECK(limit >= 0, "load_mnist: limit must be 0 (all) or more, got " << limit);
@@ -51,6 +45,36 @@ Dataset read_images(const std::string& idx_path) {
   d.width = a.dims[2];
   d.images = std::move(a.data);
   d.images_file = idx_path;
+  return d;
+}
+
+DatasetPair load_data(const std::string& dir, const ModelSpec& spec, const std::string& format,
+                      int limit) {
+  PCNN_CHECK(limit >= 0, "load_data: limit must be 0 (all) or more, got " << limit);
+  DatasetPair p =
+      load_dataset(dir, parse_data_format(format), {spec.in_c, spec.in_h, spec.in_w}, 256);
+  p.check_classes(spec.classes, spec.name);
+  p.check_labels(spec.classes);
+  if (limit > 0) {
+    keep_first(p.train, limit);
+    keep_first(p.test, limit);
+  }
+  return p;
+}
+
+Dataset read_image_files(const std::vector<std::string>& paths, int channels, int height,
+                         int width) {
+  PCNN_CHECK(!paths.empty(), "read_image_files: no files given");
+  Dataset d;
+  d.channels = channels;
+  d.height = height;
+  d.width = width;
+  for (const std::string& p : paths) {
+    const Image im = convert_image(read_image(p), channels, height, width);
+    d.images.insert(d.images.end(), im.pixels.begin(), im.pixels.end());
+    ++d.count;
+  }
+  d.images_file = paths.front();
   return d;
 }
 

@@ -25,6 +25,7 @@ struct Network::State {
   Normalization norm;
   bool normalized = false;  // norm taken from a training set or a saved model
   Provenance provenance;    // what the last train() call did, for save()
+  std::vector<std::string> class_names;  // from the training set or the saved model
 };
 
 namespace {
@@ -85,7 +86,8 @@ Network Network::load(const std::string& path, const std::string& backend, int t
   Network net(saved.spec, backend, 0, threads);
   net.s_->model->set_params(saved.params);
   net.s_->model->set_state(saved.state);
-  net.s_->norm = {saved.mean, saved.inv_std};
+  net.s_->norm = saved.normalization();
+  net.s_->class_names = saved.class_names;
   net.s_->normalized = true;
   net.s_->provenance = saved.provenance;
   return net;
@@ -101,11 +103,10 @@ std::vector<EpochStats> Network::train(const Dataset& train, const Dataset* test
   train.check_labels(s_->spec.classes);
   if (test) test->check_labels(s_->spec.classes);
   if (!s_->normalized) {
-    float stddev = 1.f;
-    pixel_stats(train, s_->norm.mean, stddev);
-    s_->norm.inv_std = 1.f / stddev;
+    s_->norm = normalization_of(train);
     s_->normalized = true;
   }
+  if (int(train.class_names.size()) == s_->spec.classes) s_->class_names = train.class_names;
   if (o.batch > s_->model->max_batch()) {  // rebuilt for the larger batch, weights kept
     const std::vector<float> params = s_->model->get_params();
     const std::vector<float> state = s_->model->get_state();
@@ -169,14 +170,21 @@ EvalResult Network::evaluate(const Dataset& data) {
 
 std::vector<Prediction> Network::predict(const Dataset& images) {
   PCNN_CHECK(images.count >= 1, "predict: the data set is empty");
-  if (images.labels.size() != size_t(images.count))  // read_images() leaves them out
-    return predict(images.images.data(), images.count, images.height, images.width);
+  PCNN_CHECK(images.images.size() == size_t(images.count) * images.image_size(),
+             "predict: " << images.images.size() << " pixel bytes for " << images.count
+                         << " images of " << images.channels << "x" << images.height << "x"
+                         << images.width);
+  if (images.labels.size() != size_t(images.count)) {  // read_images() leaves them out
+    Dataset labelled = images;
+    labelled.labels.assign(size_t(images.count), 0);  // read by the gather, not used
+    return predict(labelled);
+  }
   Backend& be = *s_->backend;
   Model& model = *s_->model;
   const int classes = model.classes();
   const int batch = model.max_batch();
   const BatchLayout full = layout_for(model, batch, images);
-  DeviceData data(be, images, s_->norm.mean, s_->norm.inv_std);
+  DeviceData data(be, images, s_->norm);
   DeviceArray<float> x(be, size_t(batch) * model.input_shape().size());
   DeviceArray<int32_t> y(be, size_t(batch));
   std::vector<float> logits(size_t(batch) * classes);
@@ -217,14 +225,19 @@ Prediction Network::predict(const uint8_t* image, int height, int width) {
 void Network::save(const std::string& path) const {
   SavedModel sm;
   sm.spec = s_->spec;
-  sm.mean = s_->norm.mean;
-  sm.inv_std = s_->norm.inv_std;
+  sm.set_normalization(s_->norm);
+  sm.class_names = s_->class_names;
   sm.params = s_->model->get_params();
   sm.state = s_->model->get_state();
   sm.provenance = s_->provenance;
   save_model(path, sm);
 }
 
+std::vector<Prediction> Network::predict_files(const std::vector<std::string>& paths) {
+  return predict(read_image_files(paths, s_->spec.in_c, s_->spec.in_h, s_->spec.in_w));
+}
+
+const std::vector<std::string>& Network::class_names() const { return s_->class_names; }
 const ModelSpec& Network::spec() const { return s_->spec; }
 std::string Network::backend_name() const { return s_->backend->name(); }
 std::string Network::device_name() const { return s_->backend->device_name(); }

@@ -107,6 +107,9 @@ class Network {
   std::vector<Prediction> predict(const uint8_t* images, int count, int height, int width);
   Prediction predict(const uint8_t* image, int height, int width);
   std::vector<Prediction> predict(const Dataset& images);  // its labels are not read
+  // PNG or JPEG files, each converted to the model's input (channels, then a bilinear resize
+  // to its height and width), as a folder data set's images are.
+  std::vector<Prediction> predict_files(const std::vector<std::string>& paths);
   // Written atomically: the old file or the new one, never half of one.
   void save(const std::string& path) const;
 
@@ -114,6 +117,9 @@ class Network {
   std::string backend_name() const;
   std::string device_name() const;
   size_t parameter_count() const;
+  // The training set's class names, label order (from a saved model or the last train() call;
+  // empty when its data had none, as IDX files do).
+  const std::vector<std::string>& class_names() const;
 
  private:
   struct State;
@@ -128,5 +134,16 @@ DatasetPair load_mnist(const std::string& dir, int limit = 0, int classes = 10);
 
 // Images without labels from one IDX file (e.g. t10k-images-idx3-ubyte[.gz]), for predict().
 Dataset read_images(const std::string& idx_path);
+
+// Any data folder pcnn train reads: IDX files, CIFAR-10/100 binary files, or train/ and test/
+// folders of PNG/JPEG images (converted to spec's input shape). format: "" detects it, else
+// idx, cifar10, cifar100 or folder. Labels are checked against spec.classes; limit > 0 keeps
+// only the first limit images of each set.
+DatasetPair load_data(const std::string& dir, const ModelSpec& spec, const std::string& format = "",
+                      int limit = 0);
+
+// PNG or JPEG files as unlabelled images of the given shape (channels 1 or 3).
+Dataset read_image_files(const std::vector<std::string>& paths, int channels, int height,
+                         int width);
 
 }  // namespace pcnn::api

@@ -14,6 +14,7 @@
 #include "bench/child.hpp"
 #include "bench/competitor.hpp"
 #include "bench/decomposition.hpp"
+#include "data/data_source.hpp"
 #include "bench/host_info.hpp"
 #include "core/check.hpp"
 #include "report/number_format.hpp"
@@ -61,9 +62,12 @@ bool per_layer_at(const BenchOptions& o, int batch) {
   return batch == *std::max_element(o.batches.begin(), o.batches.end());
 }
 
-Dataset bench_data(const BenchOptions& o, std::string& what) {
+// A folder of images is converted to the first model's input.
+Dataset bench_data(const BenchOptions& o, const ModelSpec& first, std::string& what) {
   if (!o.data_dir.empty()) {
-    DatasetPair p = load_mnist_folder(o.data_dir, 256);  // every model checks its own classes
+    // every model checks its own classes
+    DatasetPair p = load_dataset(o.data_dir, parse_data_format(o.data_format),
+                                 {first.in_c, first.in_h, first.in_w}, 256);
     what = "training images of " + p.source;
     return std::move(p.train);
   }
@@ -172,7 +176,7 @@ BenchReport run_bench(const BenchOptions& opts, const Progress& progress) {
   r.topology = host_topology();
   for (const auto& e : compiled_backends()) r.compiled.push_back(e.name);
   r.options = o;
-  const Dataset data = bench_data(o, r.data);
+  const Dataset data = bench_data(o, specs.front(), r.data);
   for (const ModelSpec& spec : specs) data.check_labels(spec.classes);  // before anything runs
 
   auto skip = [&](const std::string& backend, const std::string& why) {

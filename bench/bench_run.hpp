@@ -22,7 +22,8 @@ struct BenchOptions {
   std::vector<int> threads;
   RepeatPolicy policy;
   std::string per_layer = "largest";  // largest | all | none: batch sizes with a layer breakdown
-  std::string data_dir;               // MNIST-style folder; empty: synthetic images
+  std::string data_dir;               // a data folder (any format); empty: synthetic images
+  std::string data_format;            // --data-format ("" detects it)
   int synthetic_images = 8192;
   uint64_t seed = 1;
   // The update the timed step runs: `pcnn train`'s default (adam) unless asked otherwise, so the

@@ -47,6 +47,7 @@ std::vector<std::string> child_arguments(const BenchOptions& o, const std::strin
                                 "--optimizer", o.optimizer,
                                 "--json-only"};
   if (!o.data_dir.empty()) a.insert(a.end(), {"--data", o.data_dir});
+  if (!o.data_format.empty()) a.insert(a.end(), {"--data-format", o.data_format});
   return a;
 }
 

@@ -30,7 +30,7 @@ struct FixedBatch {
   DeviceArray<float> x, metrics;
   DeviceArray<int32_t> y, counter;
   FixedBatch(Backend& be, const Model& m, int batch, const Dataset& d, const Normalization& n)
-      : data(be, d, n.mean, n.inv_std),
+      : data(be, d, n),
         x(be, size_t(batch) * m.input_shape().size()),
         metrics(be, kMetricCount),
         y(be, size_t(batch)),
@@ -105,10 +105,7 @@ ModelRun bench_model(Backend& be, int threads, const ModelSpec& spec, int batch,
   run.host_memory = be.is_host_memory();
   run.batch = batch;
 
-  Normalization norm;
-  float stddev = 1.f;
-  pixel_stats(data, norm.mean, stddev);
-  norm.inv_std = 1.f / stddev;
+  const Normalization norm = normalization_of(data);
 
   Model model(be, spec, batch, cfg.seed);
   run.forward_flops = model.forward_flops(batch);

@@ -34,3 +34,32 @@ pcnn_header_only(CLI11::CLI11 CLI/CLI.hpp CLI11)
 if(PCNN_BUILD_TESTS)
   pcnn_header_only(doctest::doctest doctest/doctest.h doctest)
 endif()
+
+# libpng and libjpeg(-turbo) read folder-of-images data sets (data/image_file.cpp). Each is
+# optional: without it, a PNG (or JPEG) file is an error saying pcnn was built without it. As for
+# zlib, where only headers and the shared library are at hand (the GPU machine: scripts/device/
+# bundle.sh copies them into PCNN_EXTRA_INCLUDE_DIR and the lib/ folder beside it), those serve.
+# pcnn_image_library(TARGET PACKAGE HEADER NAMES...): the package's target, or one made from
+# the header and the library found.
+macro(pcnn_image_library target package header)
+  find_package(${package} QUIET)
+  if(NOT TARGET ${target})
+    find_path(pcnn_${package}_include ${header} HINTS ${PCNN_EXTRA_INCLUDE_DIR})
+    find_library(pcnn_${package}_lib NAMES ${ARGN}
+                 HINTS ${PCNN_EXTRA_INCLUDE_DIR}/../lib /lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu)
+    if(pcnn_${package}_include AND pcnn_${package}_lib)
+      add_library(${target} UNKNOWN IMPORTED)
+      set_target_properties(${target} PROPERTIES IMPORTED_LOCATION ${pcnn_${package}_lib}
+                            INTERFACE_INCLUDE_DIRECTORIES ${pcnn_${package}_include})
+    endif()
+  endif()
+  if(TARGET ${target})
+    set(PCNN_HAVE_${package} ON)
+  else()
+    set(PCNN_HAVE_${package} OFF)
+    message(STATUS "${package} not found: image folders cannot hold its files "
+                   "(scripts/setup.sh installs it)")
+  endif()
+endmacro()
+pcnn_image_library(PNG::PNG PNG png.h png16 libpng16.so.16)
+pcnn_image_library(JPEG::JPEG JPEG jpeglib.h jpeg libjpeg.so.62)

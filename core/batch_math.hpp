@@ -22,16 +22,24 @@ PCNN_HD inline TrainBatchPosition train_batch_position(int32_t step, int steps_p
   return {uint32_t(step % steps_per_epoch) * uint32_t(batch), epoch_seed(seed, epoch)};
 }
 
-// Element e (row-major in out_h x out_w) of sample `index`: the image at the top-left, the rest
-// the value of a black pixel.
+// Element e (row-major in channels x out_h x out_w) of sample `index`: the image at the top-left
+// of each plane, the rest the value of a black pixel.
 PCNN_HD inline float batch_pixel(const DeviceDataset& d, const BatchLayout& l, uint32_t index,
                                  int e) {
-  const int r = e / l.out_w, c = e % l.out_w;
-  const float pixel = (r < d.height && c < d.width)
-                          ? float(d.images[(size_t(index) * d.height + r) * d.width + c])
-                          : 0.f;
+  const int plane = l.out_h * l.out_w;
+  const int ch = e / plane, rc = e % plane;
+  const int r = rc / l.out_w, c = rc % l.out_w;
+  const float pixel =
+      (r < d.height && c < d.width)
+          ? float(d.images[((size_t(index) * d.channels + ch) * d.height + r) * d.width + c])
+          : 0.f;
   // An explicit fma: host and device compilers would otherwise contract this differently.
-  return fmaf(pixel, 1.f / 255.f, -d.mean) * d.inv_std;
+  return fmaf(pixel, 1.f / 255.f, -d.mean[ch]) * d.inv_std[ch];
+}
+
+// Floats per sample of a batch: channels x out_h x out_w.
+PCNN_HD inline int batch_sample_size(const DeviceDataset& d, const BatchLayout& l) {
+  return d.channels * l.out_h * l.out_w;
 }
 
 }  // namespace pcnn

@@ -27,16 +27,24 @@ enum MetricIndex {
   kMetricCount = kMetricFirstBadGrad + 2
 };
 
+// The most channels a data set's images may have (grey 1, RGB 3): the per-channel normalisation
+// travels by value in DeviceDataset, so a CUDA kernel takes it as an argument.
+constexpr int kMaxDataChannels = 4;
+
 // A data set resident in device memory: images stay uint8, normalised per batch.
 struct DeviceDataset {
-  const uint8_t* images = nullptr;  // (count, height, width) uint8
+  const uint8_t* images = nullptr;  // (count, channels, height, width) uint8
   const int32_t* labels = nullptr;  // (count) int32 in [0, classes)
   int count = 0, height = 0, width = 0;
-  float mean = 0.f, inv_std = 1.f;  // x = (pixel/255 - mean) * inv_std
+  int channels = 1;                 // 1 .. kMaxDataChannels
+  // x = (pixel/255 - mean[c]) * inv_std[c] for a pixel of channel c
+  float mean[kMaxDataChannels] = {0.f, 0.f, 0.f, 0.f};
+  float inv_std[kMaxDataChannels] = {1.f, 1.f, 1.f, 1.f};
 };
 
-// Where a batch goes: (batch, 1, out_h, out_w) floats; the image sits at the top-left corner and
-// the rest is filled with the normalised value of a black pixel (Simard's 29x29 from 28x28).
+// Where a batch goes: (batch, channels, out_h, out_w) floats, channels those of the data set;
+// the image sits at the top-left corner of each plane and the rest is filled with the
+// normalised value of a black pixel (Simard's 29x29 from 28x28).
 struct BatchLayout {
   int batch = 0, out_h = 0, out_w = 0;
 };

@@ -129,7 +129,7 @@
 // ---- data pipeline -------------------------------------------------------------------------
 // Training batch number (*step % steps_per_epoch) of epoch (*step / steps_per_epoch); sample j
 // of it is shuffle_index(pos + j, data.count, epoch_seed(seed, epoch)) (core/shuffle.hpp).
-// Writes x (batch,1,out_h,out_w) and y (batch).
+// Writes x (batch,C,out_h,out_w), C = data.channels, and y (batch).
 #define PCNN_OP_PARAMS_gather_train_batch                                                 \
   (const DeviceDataset& data, const int32_t* step, int steps_per_epoch, uint32_t seed, \
    const BatchLayout& layout, float* x, int32_t* y)

@@ -36,6 +36,12 @@ void Dataset::check_labels(int n) const {
                    << "), outside the " << n << " classes 0.." << n - 1);
 }
 
+void DatasetPair::check_classes(int model_classes, const std::string& model_name) const {
+  PCNN_CHECK(classes == 0 || classes == model_classes,
+             "the data set has " << classes << " classes, model '" << model_name << "' has "
+                                 << model_classes << " (its spec's \"classes\" and last layer)");
+}
+
 uint32_t Dataset::labels_crc32() const {
   const std::vector<uint8_t> bytes(labels.begin(), labels.end());
   return uint32_t(crc32_z(crc32_z(0, nullptr, 0), bytes.data(), bytes.size()));
@@ -91,12 +97,62 @@ void pixel_stats(const Dataset& d, float& mean, float& stddev) {
   stddev = float(std::sqrt(std::max(1e-12, sq / n - (sum / n) * (sum / n))));
 }
 
-DeviceData::DeviceData(Backend& be, const Dataset& d, float mean, float inv_std) : be_(be) {
+void Normalization::check(int channels, const std::string& what) const {
+  PCNN_CHECK(std::isfinite(mean), what << " has no finite input mean ('mean')");
+  PCNN_CHECK(std::isfinite(inv_std) && inv_std > 0,
+             what << " has 'inv_std' " << inv_std << ": the input scale must be a positive number");
+  PCNN_CHECK(channel_mean.size() == channel_inv_std.size() &&
+                 (channel_mean.empty() || int(channel_mean.size()) == channels),
+             what << " has " << channel_mean.size() << " channel means and "
+                  << channel_inv_std.size() << " channel scales for " << channels
+                  << " input channels");
+  for (size_t c = 0; c < channel_mean.size(); ++c) {
+    PCNN_CHECK(std::isfinite(channel_mean[c]),
+               what << " has a channel mean that is not finite (channel " << c << ")");
+    PCNN_CHECK(std::isfinite(channel_inv_std[c]) && channel_inv_std[c] > 0,
+               what << " has channel scale " << channel_inv_std[c] << " (channel " << c
+                    << "): it must be a positive number");
+  }
+}
+
+Normalization normalization_of(const Dataset& d) {
+  Normalization n;
+  float stddev = 1.f;
+  pixel_stats(d, n.mean, stddev);
+  n.inv_std = 1.f / stddev;
+  if (d.channels == 1) return n;
+  const size_t plane = size_t(d.height) * d.width;
+  for (int c = 0; c < d.channels; ++c) {
+    double sum = 0, sq = 0;
+    for (int i = 0; i < d.count; ++i) {
+      const uint8_t* p = d.images.data() + (size_t(i) * d.channels + c) * plane;
+      for (size_t k = 0; k < plane; ++k) {
+        const double x = p[k] / 255.0;
+        sum += x;
+        sq += x * x;
+      }
+    }
+    const double count = double(plane) * d.count;
+    const double m = sum / count;
+    n.channel_mean.push_back(float(m));
+    n.channel_inv_std.push_back(float(1.0 / std::sqrt(std::max(1e-12, sq / count - m * m))));
+  }
+  return n;
+}
+
+DeviceData::DeviceData(Backend& be, const Dataset& d, const Normalization& norm) : be_(be) {
+  PCNN_CHECK(d.channels >= 1 && d.channels <= kMaxDataChannels,
+             "the data set has " << d.channels << " channels (1 to " << kMaxDataChannels
+                                 << " supported)");
+  norm.check(d.channels, "the input normalisation");
   view_.count = d.count;
   view_.height = d.height;
   view_.width = d.width;
-  view_.mean = mean;
-  view_.inv_std = inv_std;
+  view_.channels = d.channels;
+  for (int c = 0; c < d.channels; ++c) {
+    view_.mean[c] = norm.mean_of(c);
+    view_.inv_std[c] = norm.inv_std_of(c);
+  }
   if (be.is_host_memory()) {  // no second copy of the pixels on a CPU backend
     view_.images = d.images.data();
     view_.labels = d.labels.data();

@@ -53,7 +53,9 @@ json run_json(const RunSettings& r) {
             {"momentum", r.momentum}, {"weight_decay", r.weight_decay}, {"lr_decay", r.lr_decay},
             {"batch", r.batch}, {"epochs", r.epochs}, {"limit", r.limit},
             {"replicas", r.replicas}, {"seed", r.seed}, {"mean", r.norm.mean},
-            {"inv_std", r.norm.inv_std}};
+            {"inv_std", r.norm.inv_std}, {"channel_mean", r.norm.channel_mean},
+            {"channel_inv_std", r.norm.channel_inv_std}, {"val_split", r.val_split},
+            {"data_format", r.data_format}};
   if (r.augment.any()) j["augment"] = augment_json(r.augment);
   return j;
 }
@@ -74,6 +76,11 @@ RunSettings run_from_json(const json& j) {
   r.norm.mean = j.at("mean").get<float>();
   r.norm.inv_std = j.at("inv_std").get<float>();
   if (j.contains("augment")) r.augment = augment_from_json(j.at("augment"));
+  // Added with multi-channel data: absent in older checkpoints (grey, no validation set).
+  r.norm.channel_mean = j.value("channel_mean", std::vector<float>{});
+  r.norm.channel_inv_std = j.value("channel_inv_std", std::vector<float>{});
+  r.val_split = j.value("val_split", 0.0);
+  r.data_format = j.value("data_format", std::string());
   return r;
 }
 
@@ -83,14 +90,17 @@ json history_json(const std::vector<LogRow>& rows) {
     a.push_back({r.epoch, r.step, number_or_null(r.train_loss), number_or_null(r.train_accuracy),
                  number_or_null(r.test_loss), number_or_null(r.test_accuracy),
                  number_or_null(r.learning_rate), number_or_null(r.images_per_s),
-                 number_or_null(r.elapsed_s)});
+                 number_or_null(r.elapsed_s), number_or_null(r.val_loss),
+                 number_or_null(r.val_accuracy)});
   return a;
 }
 
 std::vector<LogRow> history_from_json(const json& a) {
   std::vector<LogRow> rows;
   for (const json& v : a) {
-    PCNN_CHECK(v.is_array() && v.size() == 9, "a history row is not 9 values: " << brief(v));
+    // 9 values before validation sets existed, 11 since.
+    PCNN_CHECK(v.is_array() && (v.size() == 9 || v.size() == 11),
+               "a history row is not 9 or 11 values: " << brief(v));
     LogRow r;
     r.epoch = v[0].get<int>();
     r.step = v[1].get<int64_t>();
@@ -101,6 +111,10 @@ std::vector<LogRow> history_from_json(const json& a) {
     r.learning_rate = number_or_nan(v[6]);
     r.images_per_s = number_or_nan(v[7]);
     r.elapsed_s = number_or_nan(v[8]);
+    if (v.size() == 11) {
+      r.val_loss = number_or_nan(v[9]);
+      r.val_accuracy = number_or_nan(v[10]);
+    }
     rows.push_back(r);
   }
   return rows;
@@ -166,6 +180,8 @@ void check_consistent(const Checkpoint& c, size_t tensors) {
                  a.affine_shear >= 0 && a.affine_shear <= kMaxAffineShear && a.crop_pad >= 0 &&
                  a.crop_pad <= kMaxCropPad && a.flip_probability >= 0 && a.flip_probability <= 1,
              "augmentation settings out of range");
+  r.norm.check(r.spec.in_c, "its run");
+  PCNN_CHECK(r.val_split >= 0 && r.val_split < 1, "'val_split' " << r.val_split << " is outside [0, 1)");
   PCNN_CHECK(c.steps_per_epoch >= 1, "'steps_per_epoch' must be at least 1");
   const int64_t total = int64_t(r.epochs) * c.steps_per_epoch;
   PCNN_CHECK(c.state.global_step >= 0 && c.state.global_step <= total,

@@ -30,6 +30,8 @@ struct RunSettings {
   uint32_t seed = 1;
   Normalization norm;          // the input normalisation, computed once from the training data
   AugmentConfig augment;       // none unless the run augments ("augment" in the JSON)
+  double val_split = 0;        // --val-split: the fraction of the training set held out
+  std::string data_format;     // --data-format as given ("" = detected)
 };
 
 struct Checkpoint {

@@ -51,6 +51,24 @@ void fill_tensors(std::vector<NamedTensor>& tensors, const std::vector<float>& v
   }
 }
 
+// An optional metadata entry holding a JSON array of T (absent: empty).
+template <class T>
+std::vector<T> json_list(const std::map<std::string, std::string>& meta, const std::string& key) {
+  const auto it = meta.find(key);
+  if (it == meta.end()) return {};
+  const auto j = nlohmann::json::parse(it->second, nullptr, false);
+  PCNN_CHECK(j.is_array(), "its '" << key << "' is not a JSON array");
+  std::vector<T> out;
+  for (const auto& v : j) {
+    if constexpr (std::is_same_v<T, std::string>)
+      PCNN_CHECK(v.is_string(), "its '" << key << "' holds a value that is not a string");
+    else
+      PCNN_CHECK(v.is_number(), "its '" << key << "' holds a value that is not a number");
+    out.push_back(v.get<T>());
+  }
+  return out;
+}
+
 std::string shape_text(const std::vector<int64_t>& shape) { return nlohmann::json(shape).dump(); }
 }  // namespace
 
@@ -65,6 +83,11 @@ std::string encode_model(const SavedModel& m) {
   f.metadata["spec"] = to_json(m.spec).dump();
   f.metadata["mean"] = metadata_number(m.mean);
   f.metadata["inv_std"] = metadata_number(m.inv_std);
+  if (!m.channel_mean.empty()) {
+    f.metadata["channel_mean"] = nlohmann::json(m.channel_mean).dump();
+    f.metadata["channel_inv_std"] = nlohmann::json(m.channel_inv_std).dump();
+  }
+  if (!m.class_names.empty()) f.metadata["class_names"] = nlohmann::json(m.class_names).dump();
   return encode_tensor_file(f, kModelFile);
 }
 
@@ -84,6 +107,9 @@ SavedModel decode_model(const std::string& bytes, const std::string& name) {
     m.spec = model_spec_from_json(j);
     m.mean = metadata_value<float>(f.metadata, "mean", NAN);
     m.inv_std = metadata_value<float>(f.metadata, "inv_std", NAN);
+    m.channel_mean = json_list<float>(f.metadata, "channel_mean");
+    m.channel_inv_std = json_list<float>(f.metadata, "channel_inv_std");
+    m.class_names = json_list<std::string>(f.metadata, "class_names");
     m.provenance = provenance_from_metadata(f.metadata);
     const auto version = f.metadata.find("pcnn_version");
     m.written_by = version == f.metadata.end() ? "unknown" : version->second;
@@ -93,6 +119,10 @@ SavedModel decode_model(const std::string& bytes, const std::string& name) {
   PCNN_CHECK(std::isfinite(m.mean), at << " has no input mean ('mean')");
   PCNN_CHECK(std::isfinite(m.inv_std) && m.inv_std > 0,
              at << " has 'inv_std' " << m.inv_std << ": the input scale must be a positive number");
+  m.normalization().check(m.spec.in_c, at);
+  PCNN_CHECK(m.class_names.empty() || int(m.class_names.size()) == m.spec.classes,
+             at << " names " << m.class_names.size() << " classes, its spec has "
+                << m.spec.classes);
 
   std::map<std::string, const NamedTensor*> by_name;
   for (const NamedTensor& t : f.tensors) by_name[t.name] = &t;

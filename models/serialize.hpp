@@ -17,11 +17,23 @@ namespace pcnn {
 struct SavedModel {
   ModelSpec spec;          // unfused spec
   float mean = 0.f, inv_std = 1.f;
+  // Per input channel (metadata "channel_mean", "channel_inv_std"; written only for several
+  // channels, so a grey model's file is what it always was and older files load as grey).
+  std::vector<float> channel_mean, channel_inv_std;
+  // The data set's class names, label order (metadata "class_names"; empty: unknown).
+  std::vector<std::string> class_names;
   std::vector<float> params;
   std::vector<float> state;  // non-trained state (Model::get_state): batchnorm running statistics
   Provenance provenance;   // optional: its defaults read as "unknown"
   std::string written_by;  // set by loading: the pcnn version that wrote the file (saving
                            // always records the running version)
+  Normalization normalization() const { return {mean, inv_std, channel_mean, channel_inv_std}; }
+  void set_normalization(const Normalization& n) {
+    mean = n.mean;
+    inv_std = n.inv_std;
+    channel_mean = n.channel_mean;
+    channel_inv_std = n.channel_inv_std;
+  }
 };
 
 void save_model(const std::string& path, const SavedModel& m);

@@ -29,6 +29,13 @@ const std::vector<Column>& value_columns() {
   return cols;
 }
 
+// Written after `step`, only by runs with a validation set.
+const std::vector<Column>& validation_columns() {
+  static const std::vector<Column> cols = {{"val_loss", &LogRow::val_loss},
+                                           {"val_accuracy", &LogRow::val_accuracy}};
+  return cols;
+}
+
 std::string field_text(double v, bool single) {
   if (std::isnan(v)) return "";
   return single ? round_trip(float(v)) : round_trip(v);
@@ -57,14 +64,19 @@ double parse_number(const std::string& text, const std::string& where, bool sing
 }
 }  // namespace
 
-const std::vector<std::string>& training_log_columns() {
+const std::vector<std::string>& training_log_columns(bool validation) {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> n = {"epoch"};
     for (const Column& c : value_columns()) n.push_back(c.name);
     n.push_back("step");
     return n;
   }();
-  return names;
+  static const std::vector<std::string> with_val = [] {
+    std::vector<std::string> n = names;
+    for (const Column& c : validation_columns()) n.push_back(c.name);
+    return n;
+  }();
+  return validation ? with_val : names;
 }
 
 LogRow epoch_row(const EpochStats& e) {
@@ -77,6 +89,8 @@ LogRow epoch_row(const EpochStats& e) {
   r.learning_rate = e.learning_rate;
   r.images_per_s = e.images_per_s;
   r.elapsed_s = e.elapsed_s;
+  r.val_loss = e.val_loss;
+  r.val_accuracy = e.val_accuracy;
   return r;
 }
 
@@ -94,17 +108,21 @@ LogRow step_row(const StepProgress& now, const StepProgress& before, double lear
   return r;
 }
 
-TrainingLogFile::TrainingLogFile(const std::string& path) : path_(path), out_(path) {
+TrainingLogFile::TrainingLogFile(const std::string& path, bool validation)
+    : path_(path), validation_(validation), out_(path) {
   PCNN_CHECK(out_, "cannot write the log '" << path << "'");
   std::string header;
-  for (const std::string& c : training_log_columns()) header += (header.empty() ? "" : ",") + c;
+  for (const std::string& c : training_log_columns(validation)) header += (header.empty() ? "" : ",") + c;
   out_ << header << "\n" << std::flush;
 }
 
 void TrainingLogFile::add(const LogRow& row) {
   out_ << row.epoch;
   for (const Column& c : value_columns()) out_ << "," << field_text(row.*c.member, c.single);
-  out_ << "," << (row.is_epoch_row() ? "" : std::to_string(row.step)) << "\n" << std::flush;
+  out_ << "," << (row.is_epoch_row() ? "" : std::to_string(row.step));
+  if (validation_)
+    for (const Column& c : validation_columns()) out_ << "," << field_text(row.*c.member, c.single);
+  out_ << "\n" << std::flush;
   PCNN_CHECK(out_, "writing the log '" << path_ << "' failed");
 }
 
@@ -133,8 +151,9 @@ std::vector<LogRow> read_training_log(const std::string& path) {
     LogRow r;
     r.epoch = parse_as<int>(f[epoch_col], where);
     if (step_col >= 0 && !f[step_col].empty()) r.step = parse_as<int64_t>(f[step_col], where);
-    for (const Column& c : value_columns())
-      if (const int i = column(c.name); i >= 0) r.*c.member = parse_number(f[i], where, c.single);
+    for (const auto* cols : {&value_columns(), &validation_columns()})
+      for (const Column& c : *cols)
+        if (const int i = column(c.name); i >= 0) r.*c.member = parse_number(f[i], where, c.single);
     rows.push_back(r);
   }
   return rows;

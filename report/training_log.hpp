@@ -18,13 +18,15 @@ struct LogRow {
   int64_t step = 0;   // step rows: steps since training began; 0 marks an epoch row
   double train_loss = NAN, train_accuracy = NAN, test_loss = NAN, test_accuracy = NAN;
   double learning_rate = NAN, images_per_s = NAN, elapsed_s = NAN;
+  double val_loss = NAN, val_accuracy = NAN;  // epoch rows of a run with --val-split
   bool is_epoch_row() const { return step == 0; }
 };
 
 // The columns, in file order. The first eight are the epoch summary; `step` is empty on epoch
-// rows. Files written before learning_rate and the rest existed (epoch, train_loss,
+// rows. A run with a validation set adds val_loss and val_accuracy after `step`
+// (training_log_columns(true)). Files written before learning_rate and the rest existed (epoch, train_loss,
 // test_accuracy, images_per_s, elapsed_s) still read: columns are found by name.
-const std::vector<std::string>& training_log_columns();
+const std::vector<std::string>& training_log_columns(bool validation = false);
 
 LogRow epoch_row(const EpochStats& e);
 // A step row covering the steps between two reports of one epoch (before: the earlier report,
@@ -35,11 +37,13 @@ LogRow step_row(const StepProgress& now, const StepProgress& before, double lear
 // Writes the header at once and each row as it comes, flushed, so a run cut short keeps its log.
 class TrainingLogFile {
  public:
-  explicit TrainingLogFile(const std::string& path);  // throws Error if it cannot be written
+  // Throws Error if it cannot be written; validation: with the val_ columns.
+  explicit TrainingLogFile(const std::string& path, bool validation = false);
   void add(const LogRow& row);
 
  private:
   std::string path_;
+  bool validation_ = false;
   std::ofstream out_;
 };
 

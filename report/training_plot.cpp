@@ -32,12 +32,14 @@ void write_training_plot(const std::string& path, const std::string& title,
     loss.x_label = acc.x_label = "epoch";
     loss.y_label = "cross-entropy";
     loss.series = {series_of("train loss", epochs, epoch_of, &LogRow::train_loss),
-                   series_of("test loss", epochs, epoch_of, &LogRow::test_loss)};
+                   series_of("test loss", epochs, epoch_of, &LogRow::test_loss),
+                   series_of("validation loss", epochs, epoch_of, &LogRow::val_loss)};
     loss.y_from_zero = true;
     acc.title = title + ": accuracy";
     acc.y_label = "accuracy";
     acc.series = {series_of("train accuracy", epochs, epoch_of, &LogRow::train_accuracy),
-                  series_of("test accuracy", epochs, epoch_of, &LogRow::test_accuracy)};
+                  series_of("test accuracy", epochs, epoch_of, &LogRow::test_accuracy),
+                  series_of("validation accuracy", epochs, epoch_of, &LogRow::val_accuracy)};
     for (const LogRow& e : epochs) loss.x_ticks.push_back(e.epoch), acc.x_ticks.push_back(e.epoch);
     fig.lines = {loss, acc};
   }

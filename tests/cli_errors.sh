@@ -49,7 +49,7 @@ expect_error 2 "--affine-scale: must be" train --augment affine --affine-scale 1
 expect_error 2 "--crop-pad: must be at most 64, got 65" train --augment crop --crop-pad 65
 
 # Run-time errors: exit 1.
-expect_error 1 "has no train-" train --data "$tmp/missing" --epochs 1
+expect_error 1 "is missing or not a folder" train --data "$tmp/missing" --epochs 1
 mkdir -p "$tmp/bad"
 for f in train-images-idx3-ubyte train-labels-idx1-ubyte t10k-images-idx3-ubyte t10k-labels-idx1-ubyte; do
   printf 'not an idx file' >"$tmp/bad/$f"

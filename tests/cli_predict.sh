@@ -44,5 +44,5 @@ expect_error "is past the last image" predict --load "$tmp/m.pcnn" --images "$tm
 expect_error "cannot open model file" predict --load "$tmp/none.pcnn" --images "$tmp/data/t10k-images-idx3-ubyte"
 expect_error "is not an IDX file" predict --load "$tmp/m.pcnn" --images "$tmp/m.pcnn"
 expect_usage_error "--count: must be at least 1" predict --load "$tmp/m.pcnn" --images x --count 0
-expect_usage_error "--images is required" predict --load "$tmp/m.pcnn"
+expect_usage_error "give an IDX file with --images, or image files" predict --load "$tmp/m.pcnn"
 finish "predict"

@@ -22,3 +22,11 @@ add_test(NAME cli_show COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli_show.sh $<TARGET_
          ${PROJECT_SOURCE_DIR})
 # pcnn predict: classes agreeing with pcnn eval, probabilities in order, bad input in one line.
 add_test(NAME cli_predict COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli_predict.sh $<TARGET_FILE:pcnn_cli>)
+# Data beyond MNIST: CIFAR-10/100 and image folders written by tests/tools/make_data_sets, the
+# format detection, --data-format, --val-split, --limit, predict on image files, hostile files.
+if(pcnn_test_images)
+  add_executable(pcnn_make_data_sets tools/make_data_sets.cpp)
+  target_link_libraries(pcnn_make_data_sets PRIVATE pcnn_test_images)
+  add_test(NAME cli_data_formats COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli_data_formats.sh
+           $<TARGET_FILE:pcnn_cli> $<TARGET_FILE:pcnn_make_data_sets>)
+endif()

@@ -837,16 +837,27 @@ void add_softmax(std::vector<OpCase>& t, int B) {
 
 DeviceDataset dataset(const OpParams& p, const DeviceTensors& t) {
   const GatherArgs& g = p.gather;
-  return DeviceDataset{t.u8("images"), t.i32("labels"), g.count, g.height, g.width, g.mean,
-                       g.inv_std};
+  DeviceDataset d;
+  d.images = t.u8("images");
+  d.labels = t.i32("labels");
+  d.count = g.count;
+  d.height = g.height;
+  d.width = g.width;
+  d.channels = g.channels;
+  for (int c = 0; c < g.channels; ++c) {  // a different normalisation per channel
+    d.mean[c] = g.mean + 0.1f * c;
+    d.inv_std[c] = g.inv_std + 0.5f * c;
+  }
+  return d;
 }
 
 std::vector<TensorSpec> gather_tensors(const OpParams& p, Rng& r) {
   const GatherArgs& g = p.gather;
   const size_t batch = size_t(g.layout.batch) * g.steps;
-  return {in("images", integers(r, size_t(g.count) * g.height * g.width, 256), DType::U8),
+  return {in("images", integers(r, size_t(g.count) * g.channels * g.height * g.width, 256),
+             DType::U8),
           in("labels", integers(r, size_t(g.count), 10), DType::I32),
-          out("x", batch * g.layout.out_h * g.layout.out_w), out("y", batch, DType::I32),
+          out("x", batch * g.channels * g.layout.out_h * g.layout.out_w), out("y", batch, DType::I32),
           inout("step", {0.f}, DType::I32)};
 }
 
@@ -854,18 +865,19 @@ OpCase gather_case(Op op, const std::string& name, const GatherArgs& g, bool per
   OpParams p;
   p.gather = g;
   const double batch = double(g.layout.batch) * g.steps;
-  const double outs = batch * g.layout.out_h * g.layout.out_w;
+  const double outs = batch * g.channels * g.layout.out_h * g.layout.out_w;
   OpCase c = make_case(op, name + " batch " + std::to_string(g.layout.batch) + " " +
+                               std::to_string(g.channels) + "x" +
                                std::to_string(g.height) + "x" + std::to_string(g.width) + " -> " +
                                std::to_string(g.layout.out_h) + "x" +
                                std::to_string(g.layout.out_w),
                        p, kExact, 2.0 * outs,
-                       batch * g.height * g.width + 4.0 * outs + 8.0 * batch, perf);
+                       batch * g.channels * g.height * g.width + 4.0 * outs + 8.0 * batch, perf);
   c.tensors = gather_tensors;
   if (op == Op::gather_train_batch) {
     c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
       const GatherArgs& g = p.gather;
-      const size_t x_stride = size_t(g.layout.batch) * g.layout.out_h * g.layout.out_w;
+      const size_t x_stride = size_t(g.layout.batch) * g.channels * g.layout.out_h * g.layout.out_w;
       for (int s = 0; s < g.steps; ++s) {
         be.gather_train_batch(dataset(p, t), t.i32("step"), g.steps_per_epoch, g.seed, g.layout,
                               t.f("x") + s * x_stride, t.i32("y") + s * g.layout.batch);
@@ -900,6 +912,21 @@ void add_gather(std::vector<OpCase>& t, int B) {
     t.push_back(gather_case(Op::gather_train_batch, "mnist", m, true));
     t.push_back(gather_case(Op::gather_batch, "mnist", m, true));
   }
+  // Three channels, each normalised its own way: the odd shapes above, then CIFAR-sized images
+  // (3x32x32) into a 3x33x34 input.
+  g.channels = 3;
+  g.layout = {16, 6, 5};
+  g.steps = 15; g.first = 0;
+  t.push_back(gather_case(Op::gather_train_batch, "rgb two epochs", g, false));
+  g.layout = {11, 6, 5};
+  g.steps = 1; g.first = 190;
+  t.push_back(gather_case(Op::gather_batch, "rgb tail", g, false));
+  GatherArgs c;
+  c.channels = 3; c.count = 500; c.height = 32; c.width = 32; c.mean = 0.47f; c.inv_std = 4.f;
+  c.steps_per_epoch = c.count / B; c.seed = 5;
+  c.layout = {B, 33, 34};
+  t.push_back(gather_case(Op::gather_train_batch, "cifar", c, true));
+  t.push_back(gather_case(Op::gather_batch, "cifar", c, true));
 }
 
 // ---- data augmentation -------------------------------------------------------------------------

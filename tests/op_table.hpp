@@ -101,7 +101,8 @@ struct GemmArgs {
 };
 struct GatherArgs {
   int count = 0, height = 0, width = 0;  // the uint8 data set
-  float mean = 0.f, inv_std = 1.f;
+  float mean = 0.f, inv_std = 1.f;       // channel c: mean + 0.1c, inv_std + 0.5c
+  int channels = 1;
   BatchLayout layout;
   int steps = 1;            // gather_train_batch: batches per launch (the counter advances)
   int steps_per_epoch = 1;  // gather_train_batch

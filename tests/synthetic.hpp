@@ -31,3 +31,32 @@ inline Dataset synthetic_dataset(int count, int height, int width, uint64_t seed
 }
 
 }  // namespace pcnn::test
+
+namespace pcnn::test {
+
+// The colour version, 3 x side x side: class c draws synthetic_dataset's bar of class c in the
+// red channel for c < 5 and in green and blue otherwise; the rest of every channel is noise.
+inline Dataset synthetic_rgb_dataset(int count, int side, uint64_t seed) {
+  const Dataset grey = synthetic_dataset(count, side, side, seed);
+  Dataset d;
+  d.count = count;
+  d.channels = 3;
+  d.height = d.width = side;
+  d.labels = grey.labels;
+  d.images.resize(size_t(count) * 3 * side * side);
+  Rng rng(seed + 1000);
+  const size_t plane = size_t(side) * side;
+  for (int i = 0; i < count; ++i) {
+    const int label = d.labels[size_t(i)];
+    const uint8_t* g = &grey.images[size_t(i) * plane];
+    for (int ch = 0; ch < 3; ++ch) {
+      uint8_t* out = &d.images[(size_t(i) * 3 + ch) * plane];
+      const bool lit = (ch == 0) == (label < 5);
+      for (size_t p = 0; p < plane; ++p)
+        out[p] = lit && g[p] >= 200 ? g[p] : uint8_t(rng.next_u64() % 60);
+    }
+  }
+  return d;
+}
+
+}  // namespace pcnn::test

@@ -130,7 +130,14 @@ TEST_CASE("serial reference: gathered batches hold the right images, labels and 
   }
   DeviceArray<uint8_t> images_(*be, images);
   DeviceArray<int32_t> labels_(*be, labels);
-  const DeviceDataset data{images_.get(), labels_.get(), count, height, width, 0.25f, 2.f};
+  DeviceDataset data;
+  data.images = images_.get();
+  data.labels = labels_.get();
+  data.count = count;
+  data.height = height;
+  data.width = width;
+  data.mean[0] = 0.25f;
+  data.inv_std[0] = 2.f;
   const BatchLayout layout{3, 3, 4};  // padded from 2x3 to 3x4
   const int plane = layout.out_h * layout.out_w;
   // The expected batch for these samples: (pixel/255 - mean) * inv_std, in double, and a black
@@ -178,6 +185,38 @@ TEST_CASE("serial reference: gathered batches hold the right images, labels and 
                                                         "labels do not match their images");
   }
   CHECK(first_epoch.size() == 6);  // no sample twice within an epoch
+}
+
+TEST_CASE("serial reference: a 3-channel batch holds each channel's plane, normalised its own way") {
+  auto be = make_backend(reference_name());
+  // 2 samples of 3x1x2, pixel value 10 * (sample * 6 + channel * 2 + column) + 5.
+  const int count = 2;
+  std::vector<uint8_t> images(size_t(count) * 6);
+  for (size_t i = 0; i < images.size(); ++i) images[i] = uint8_t(10 * i + 5);
+  DeviceArray<uint8_t> images_(*be, images);
+  DeviceArray<int32_t> labels_(*be, std::vector<int32_t>{7, 8});
+  DeviceDataset data;
+  data.images = images_.get();
+  data.labels = labels_.get();
+  data.count = count;
+  data.channels = 3;
+  data.height = 1;
+  data.width = 2;
+  const float mean[3] = {0.1f, 0.2f, 0.3f}, inv_std[3] = {2.f, 3.f, 4.f};
+  for (int c = 0; c < 3; ++c) data.mean[c] = mean[c], data.inv_std[c] = inv_std[c];
+  const BatchLayout layout{2, 2, 2};  // each 1x2 plane padded to 2x2
+  DeviceArray<float> x(*be, 2 * 3 * 4);
+  DeviceArray<int32_t> y(*be, 2);
+  be->gather_batch(data, 0, layout, x.get(), y.get());
+  std::vector<float> want;
+  for (int i = 0; i < count; ++i)
+    for (int c = 0; c < 3; ++c)
+      for (int e = 0; e < 4; ++e) {  // row 0 holds the image, row 1 is black
+        const double pixel = e < 2 ? 10.0 * (i * 6 + c * 2 + e) + 5 : 0.0;
+        want.push_back(float((pixel / 255.0 - mean[c]) * inv_std[c]));
+      }
+  check_reference("gather_batch of 3 channels", x.download(), want, 1e-6);
+  CHECK(y.download() == std::vector<int32_t>{7, 8});
 }
 
 }  // TEST_SUITE

@@ -6,7 +6,7 @@
 namespace pcnn {
 
 EvalResult evaluate(Backend& be, Model& model, const Dataset& data, const Normalization& norm) {
-  DeviceData dd(be, data, norm.mean, norm.inv_std);
+  DeviceData dd(be, data, norm);
   const int batch = model.max_batch();
   const BatchLayout full = layout_for(model, batch, data);
   DeviceArray<float> x(be, size_t(batch) * model.input_shape().size());

@@ -9,8 +9,10 @@ namespace pcnn {
 
 BatchLayout layout_for(const Model& m, int batch, const Dataset& d) {
   const FeatureShape in = m.input_shape();
-  PCNN_CHECK(in.c == 1, "model '" << m.spec().name << "' wants " << in.c
-                                  << " input channels; the image data sets have 1");
+  PCNN_CHECK(in.c == d.channels,
+             "model '" << m.spec().name << "' takes " << in.c << " input channel"
+                       << (in.c == 1 ? "" : "s") << ", the data set has " << d.channels
+                       << " (a model spec whose \"input\" is [" << d.channels << ", H, W] fits it)");
   PCNN_CHECK(in.h >= d.height && in.w >= d.width,
              "model '" << m.spec().name << "' takes " << in.h << "x" << in.w
                        << " inputs, the data set has " << d.height << "x" << d.width
@@ -21,7 +23,7 @@ BatchLayout layout_for(const Model& m, int batch, const Dataset& d) {
 Trainer::Replica::Replica(Backend& b, Model& m, const Dataset& train, const Normalization& norm,
                           const TrainConfig& cfg, int shard_batch, int rank,
                           bool separate_update_counter)
-    : be(b), model(m), data(b, train, norm.mean, norm.inv_std), optimizer(b, m, cfg.optimizer),
+    : be(b), model(m), data(b, train, norm), optimizer(b, m, cfg.optimizer),
       layout(layout_for(m, shard_batch, train)),
       x(b, size_t(shard_batch) * m.input_shape().size()), metrics(b, kMetricCount),
       labels(b, size_t(shard_batch)), data_counter(b, 1) {

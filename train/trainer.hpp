@@ -8,6 +8,7 @@
 // replica applies the same update — the same training as one replica with the whole batch.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -56,6 +57,7 @@ struct EpochStats {
   int64_t skipped_steps = 0;  // steps not applied because they were not finite
   StepFault first_fault;      // the first of them
   bool fault_stop = false;    // NanPolicy::Stop saw a new fault (stopped: before the last step)
+  double val_loss = NAN, val_accuracy = NAN;  // on the held-out validation set (NaN: none)
 };
 
 struct EvalResult {
@@ -63,10 +65,7 @@ struct EvalResult {
   int count = 0;
 };
 
-// Normalisation shared by training, evaluation and saved models.
-struct Normalization {
-  float mean = 0.f, inv_std = 1.f;
-};
+// Normalization (the input normalisation) is in data/dataset.hpp.
 
 // Where an epoch stands, reported while it runs: totals over the epoch so far.
 struct StepProgress {

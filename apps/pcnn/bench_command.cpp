@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/pcnn/commands.hpp"
+#include "apps/pcnn/common.hpp"
 #include "apps/pcnn/options.hpp"
 #include "apps/pcnn/version.hpp"
 #include "bench/bench_run.hpp"
@@ -112,8 +113,9 @@ Command add_bench_command(CLI::App& app) {
                   "batch sizes with a per-layer breakdown: largest, all or none")
       ->check(one_of({"largest", "all", "none"}, "--per-layer choice"))->capture_default_str();
   add_path_option(*sub, "--data,-d", b.data_dir,
-                  "MNIST-format folder to draw batches from "
-                  "(default: synthetic images; speed does not depend on them)");
+                  "data folder to draw batches from, in any format train reads (default: "
+                  "synthetic images; speed does not depend on them)");
+  add_data_format_option(*sub, b.data_format);
   sub->add_option("--images", b.synthetic_images, "synthetic images to draw batches from")
       ->check(whole_number(1, kMaxSyntheticImages))->capture_default_str();
   sub->add_option("--optimizer", b.optimizer,

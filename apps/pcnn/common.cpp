@@ -9,7 +9,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "apps/pcnn/options.hpp"
 #include "core/check.hpp"
+#include "data/subset.hpp"
 #include "backends/unavailable_reason.hpp"
 
 namespace pcnn::cli {
@@ -29,13 +31,6 @@ std::unique_ptr<Backend> open_backend(const std::string& name, int threads) {
 ModelSpec load_spec(const std::string& name_or_path) { return load_model_spec(name_or_path); }
 
 namespace {
-void keep_first(Dataset& d, int n) {
-  if (n <= 0 || n >= d.count) return;
-  d.count = n;
-  d.images.resize(size_t(n) * d.height * d.width);
-  d.labels.resize(size_t(n));
-}
-
 // Labels are single bytes in IDX files: this bound accepts all of them.
 constexpr int kByteLabels = 256;
 }  // namespace
@@ -45,16 +40,27 @@ void keep_first(DatasetPair& data, int limit) {
   keep_first(data.test, limit);
 }
 
-DatasetPair load_data(const std::string& dir, int limit) {
+DatasetPair load_data(const std::string& dir, int limit, const std::string& format,
+                      const ModelSpec* spec) {
   const std::string d = dir.empty() ? default_data_dir() : dir;
   if (dir.empty()) {
     std::ifstream probe(d + "/train-labels-idx1-ubyte.gz");
     PCNN_CHECK(probe, "the default data set is missing: install Debian's dataset-fashion-mnist "
                       "(scripts/setup.sh does) or pass --data DIR");
   }
-  DatasetPair data = load_mnist_folder(d, kByteLabels);
+  ImageShape shape;
+  if (spec) shape = {spec->in_c, spec->in_h, spec->in_w};
+  DatasetPair data = load_dataset(d, parse_data_format(format), shape, kByteLabels);
   keep_first(data, limit);
   return data;
+}
+
+CLI::Option* add_data_format_option(CLI::App& app, std::string& format) {
+  return app.add_option("--data-format", format,
+                        "format of the --data folder: idx (MNIST-style files), cifar10, cifar100 "
+                        "(the binary versions) or folder (train/ and test/ with a sub-folder of "
+                        "PNG/JPEG images per class); default: detected from the files")
+      ->check(one_of(data_format_names(), "data format"));
 }
 
 void check_batch_fits(const DatasetPair& data, int batch) {

@@ -1,10 +1,12 @@
 // What the subcommands share: choosing a backend, loading a model spec, loading the data.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <memory>
 #include <string>
 
 #include "backends/registry.hpp"
+#include "data/data_source.hpp"
 #include "data/dataset.hpp"
 #include "models/model_spec.hpp"
 
@@ -21,7 +23,13 @@ ModelSpec load_spec(const std::string& name_or_path);
 // only the first limit images of each set (quick runs). Every label a byte can hold is read:
 // the caller checks them against its model (DatasetPair::check_labels), so a model of 26
 // classes takes labels 0..25 and a label past it is named with its index.
-DatasetPair load_data(const std::string& dir, int limit = 0);
+// format: --data-format ("" detects it from the files); a folder of images is converted to
+// the model's input shape (in_c x in_h x in_w of spec).
+DatasetPair load_data(const std::string& dir, int limit = 0, const std::string& format = "",
+                      const ModelSpec* spec = nullptr);
+
+// --data-format, with the names it takes.
+CLI::Option* add_data_format_option(CLI::App& app, std::string& format);
 
 // Keeps only the first limit images of each set (limit <= 0: all of them).
 void keep_first(DatasetPair& data, int limit);

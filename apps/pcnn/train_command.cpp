@@ -17,6 +17,7 @@
 #include "apps/pcnn/resume.hpp"
 #include "apps/pcnn/stop_signal.hpp"
 #include "core/check.hpp"
+#include "data/subset.hpp"
 #include "models/checkpoint.hpp"
 #include "models/serialize.hpp"
 #include "report/training_log.hpp"
@@ -45,6 +46,8 @@ struct TrainOptions {
   std::string on_nan = "stop";
   AugmentOptions augment_given;  // as given (apps/pcnn/augment_options.hpp)
   AugmentConfig augment;         // what the run applies: from augment_given or the checkpoint
+  std::string data_format;
+  double val_split = 0;  // 0: no validation set
 };
 
 // One backend and one model per replica (device r runs replica r), and their all-reduce.
@@ -142,7 +145,7 @@ std::string skipped_note(const EpochStats& st, const Model& model, int steps_per
 // and checkpoints every --checkpoint-every steps and at every epoch's end. ckpt holds the run's
 // settings (and, when resuming, where it was); the loop fills in the rest before each write.
 EpochsResult train_epochs(const TrainOptions& o, Trainer& trainer, Backend& be, Model& model,
-                          const Dataset& test, const Normalization& norm,
+                          const Dataset& test, const Dataset* val, const Normalization& norm,
                           ProgressDisplay& display, Checkpoint& ckpt) {
   using clock = std::chrono::steady_clock;
   const auto t_train = clock::now();
@@ -151,7 +154,7 @@ EpochsResult train_epochs(const TrainOptions& o, Trainer& trainer, Backend& be, 
     return elapsed_before + std::chrono::duration<double>(clock::now() - t_train).count();
   };
   std::unique_ptr<TrainingLogFile> log;
-  if (!o.log.empty()) log = std::make_unique<TrainingLogFile>(o.log);
+  if (!o.log.empty()) log = std::make_unique<TrainingLogFile>(o.log, val != nullptr);
   EpochsResult result;
   std::vector<LogRow>& rows = result.rows;
   const auto add_row = [&](const LogRow& row) {
@@ -202,12 +205,20 @@ EpochsResult train_epochs(const TrainOptions& o, Trainer& trainer, Backend& be, 
     const EvalResult r = evaluate(be, model, test, norm);
     st.test_accuracy = r.accuracy;
     st.test_loss = r.loss;
+    std::string validation;
+    if (val) {
+      const EvalResult v = evaluate(be, model, *val, norm);
+      st.val_accuracy = v.accuracy;
+      st.val_loss = v.loss;
+      validation = format("  val_loss %.4f  val_acc %.4f", v.loss, v.accuracy);
+    }
     st.elapsed_s = elapsed();
     const std::string skipped =
         o.on_nan == "skip" ? skipped_note(st, model, steps) : std::string();
-    display.print(format("epoch %2d/%d  train_loss %.4f  test_acc %.4f  %10.0f images/s  "
-                         "elapsed %.1f s%s", st.epoch, o.epochs, st.train_loss, st.test_accuracy,
-                         st.images_per_s, st.elapsed_s, skipped.c_str()));
+    display.print(format("epoch %2d/%d  train_loss %.4f%s  test_acc %.4f  %10.0f images/s  "
+                         "elapsed %.1f s%s", st.epoch, o.epochs, st.train_loss,
+                         validation.c_str(), st.test_accuracy, st.images_per_s, st.elapsed_s,
+                         skipped.c_str()));
     add_row(epoch_row(st));
     if (!o.checkpoint.empty()) write_checkpoint();
     if (!result.fault.empty()) break;  // a fault in the epoch's last steps: the epoch is whole
@@ -250,6 +261,8 @@ void adopt_checkpoint(TrainOptions& o, const Checkpoint& c, const CLI::App& cmd)
   check.same("--seed", o.seed, r.seed);
   check.same("--gpus", o.gpus, r.replicas);
   check_same_augment(check, o.augment_given, r.augment);
+  check.same("--val-split", float(o.val_split), float(r.val_split));
+  check.same("--data-format", o.data_format, r.data_format);
   o.optimizer = r.optimizer;
   o.lr = r.lr;
   o.momentum = r.momentum;
@@ -261,6 +274,8 @@ void adopt_checkpoint(TrainOptions& o, const Checkpoint& c, const CLI::App& cmd)
   o.seed = r.seed;
   o.gpus = r.replicas;
   o.augment = r.augment;
+  o.val_split = r.val_split;
+  o.data_format = r.data_format;
   if (o.data.empty()) o.data = c.data.data_folder;
   if (o.checkpoint.empty()) o.checkpoint = o.resume;
   if (o.checkpoint_every == 0) o.checkpoint_every = c.checkpoint_every;
@@ -284,16 +299,19 @@ RunSettings run_settings(const TrainOptions& o, const ModelSpec& spec, const Tra
   r.seed = cfg.seed;
   r.norm = norm;
   r.augment = cfg.augment;
+  r.val_split = o.val_split;
+  r.data_format = o.data_format;
   return r;
 }
 
 void save_trained_model(const std::string& path, const Checkpoint& c, const Provenance& source,
                         const std::vector<LogRow>& rows, const std::vector<float>& params,
-                        const std::vector<float>& state) {
+                        const std::vector<float>& state,
+                        const std::vector<std::string>& class_names) {
   SavedModel sm;
   sm.spec = c.run.spec;
-  sm.mean = c.run.norm.mean;
-  sm.inv_std = c.run.norm.inv_std;
+  sm.set_normalization(c.run.norm);
+  if (int(class_names.size()) == sm.spec.classes) sm.class_names = class_names;
   sm.params = params;
   sm.state = state;  // replica 0's running statistics (replicas do not average them)
   sm.provenance = source;
@@ -332,11 +350,21 @@ int run_train(const TrainOptions& given, const CLI::App& cmd) {
   const ModelSpec spec = resuming ? ckpt.run.spec : load_spec(o.model);
   std::unique_ptr<Backend> first = open_backend(o.backend, o.threads);
   check_gpus(o, *first);
-  DatasetPair data = load_data(o.data, 0);
+  DatasetPair data = load_data(o.data, 0, o.data_format, &spec);
   // The model file and the checkpoint describe the whole folder, whatever --limit keeps:
   // `pcnn eval` compares it with the whole folder too.
   const Provenance source = data_provenance(data);
   keep_first(data, o.limit);
+  // Held out of what --limit kept, by a shuffle keyed by --seed; the test set is untouched.
+  std::unique_ptr<Dataset> val;
+  if (o.val_split > 0) {
+    try {
+      val = std::make_unique<Dataset>(split_validation(data.train, o.val_split, o.seed));
+    } catch (const Error& e) {
+      throw CLI::ValidationError("--val-split", e.what());
+    }
+  }
+  data.check_classes(spec.classes, spec.name);
   data.check_labels(spec.classes);  // a label past the logits would index the loss out of bounds
   check_batch_fits(data, o.batch);  // before any model is built for that batch
   if (resuming) check_same_data(ckpt, source, data.source, o.resume);
@@ -345,11 +373,7 @@ int run_train(const TrainOptions& given, const CLI::App& cmd) {
   Model& model = *replicas.models[0];
 
   Normalization norm = ckpt.run.norm;
-  if (!resuming) {
-    float stddev = 1.f;
-    pixel_stats(data.train, norm.mean, stddev);
-    norm.inv_std = 1.f / stddev;
-  }
+  if (!resuming) norm = normalization_of(data.train);
   const TrainConfig cfg = train_config(o);
   Trainer trainer(Replicas::pointers(replicas.backends), Replicas::pointers(replicas.models),
                   replicas.collective.get(), data.train, norm, cfg);
@@ -370,9 +394,10 @@ int run_train(const TrainOptions& given, const CLI::App& cmd) {
   ProgressDisplay display(choose_progress_style(o.quiet, o.progress_every), o.epochs,
                           o.progress_every);
   if (!o.quiet) {
-    display.print(format("pcnn train: %s on %s (%d train / %d test images), backend %s [%s], "
+    const std::string held = val ? format(" / %d validation", val->count) : std::string();
+    display.print(format("pcnn train: %s on %s (%d train%s / %d test images), backend %s [%s], "
                          "batch %d, %s lr %g", spec.name.c_str(), data.source.c_str(),
-                         data.train.count, data.test.count, be.name().c_str(),
+                         data.train.count, held.c_str(), data.test.count, be.name().c_str(),
                          be.device_name().c_str(), o.batch, o.optimizer.c_str(),
                          double(cfg.optimizer.lr)));
     if (o.augment.any())
@@ -388,7 +413,8 @@ int run_train(const TrainOptions& given, const CLI::App& cmd) {
                            ckpt.epoch() + 1, ckpt.step_in_epoch()));
   }
   install_stop_handlers();
-  const EpochsResult result = train_epochs(o, trainer, be, model, data.test, norm, display, ckpt);
+  const EpochsResult result = train_epochs(o, trainer, be, model, data.test, val.get(), norm,
+                                              display, ckpt);
   const std::vector<LogRow>& rows = result.rows;
   if (!result.fault.empty()) {
     // The faulty update was skipped on the device, so the checkpoint holds the last good
@@ -403,7 +429,8 @@ int run_train(const TrainOptions& given, const CLI::App& cmd) {
   }
 
   if (!o.save.empty()) {
-    save_trained_model(o.save, ckpt, source, rows, model.get_params(), model.get_state());
+    save_trained_model(o.save, ckpt, source, rows, model.get_params(), model.get_state(),
+                       data.train.class_names);
     if (!o.quiet && !result.interrupted) display.print("saved model to " + o.save);
   }
   if (!o.plot.empty()) {
@@ -437,10 +464,17 @@ Command add_train_command(CLI::App& app) {
   add_backend_option(*sub, o->backend);
   add_model_option(*sub, o->model);
   add_path_option(*sub, "--data,-d", o->data,
-                  "folder with the four MNIST-format files (default: Fashion-MNIST)");
+                  "data folder: MNIST-format files, CIFAR-10/100 binary files, or train/ and "
+                  "test/ folders of images (default: Fashion-MNIST)");
+  add_data_format_option(*sub, o->data_format);
   sub->add_option("--limit", o->limit,
-                  "use only the first N training and N test images (quick runs)")
+                  "use only the first N images of the training set and the first N of the test "
+                  "set (quick runs; before --val-split)")
       ->check(whole_number(1, kMaxImages));
+  sub->add_option("--val-split", o->val_split,
+                  "hold out this fraction of the training images (chosen by --seed) as a "
+                  "validation set, evaluated after every epoch; in (0, 1)")
+      ->check(real_number<double>({0, true, 1, true}));
   sub->add_option("--epochs,-e", o->epochs, "training epochs")
       ->check(whole_number(1, kMaxEpochs))->capture_default_str();
   add_batch_option(*sub, o->batch, "images per training step");

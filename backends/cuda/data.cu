@@ -11,7 +11,7 @@ namespace cuda {
 
 namespace {
 
-// -> x (batch,1,out_h,out_w), y (batch); sample j = shuffle(pos + j) of the step's epoch
+// -> x (batch,C,out_h,out_w), y (batch); sample j = shuffle(pos + j) of the step's epoch
 __global__ void gather_batch_kernel_shuffled(DeviceDataset d, const int32_t* step,
                                              int steps_per_epoch, uint32_t seed, BatchLayout l,
                                              float* x, int32_t* y) {
@@ -23,24 +23,24 @@ __global__ void gather_batch_kernel_shuffled(DeviceDataset d, const int32_t* ste
     y[j] = d.labels[src];
   }
   __syncthreads();
-  const int area = l.out_h * l.out_w;
+  const int area = batch_sample_size(d, l);
   float* xj = x + size_t(j) * area;
   for (int e = threadIdx.x; e < area; e += blockDim.x) xj[e] = batch_pixel(d, l, src, e);
 }
 
-// -> x (batch,1,out_h,out_w), y (batch); sample j = first + j
+// -> x (batch,C,out_h,out_w), y (batch); sample j = first + j
 __global__ void gather_batch_kernel_ordered(DeviceDataset d, int first, BatchLayout l, float* x,
                                             int32_t* y) {
   const int j = blockIdx.x;
   const uint32_t src = uint32_t(first + j);
   if (threadIdx.x == 0) y[j] = d.labels[src];
-  const int area = l.out_h * l.out_w;
+  const int area = batch_sample_size(d, l);
   float* xj = x + size_t(j) * area;
   for (int e = threadIdx.x; e < area; e += blockDim.x) xj[e] = batch_pixel(d, l, src, e);
 }
 
-int threads_for(const BatchLayout& l) {
-  const int area = l.out_h * l.out_w;
+int threads_for(const DeviceDataset& d, const BatchLayout& l) {
+  const int area = batch_sample_size(d, l);
   return area >= 512 ? 256 : (area < 32 ? 32 : (area + 31) / 32 * 32);
 }
 
@@ -50,6 +50,9 @@ void check_layout(const DeviceDataset& data, const BatchLayout& layout, const ch
              "cuda " << what << ": empty batch plane " << layout.out_h << "x" << layout.out_w);
   PCNN_CHECK(data.count > 0 && data.images && data.labels,
              "cuda " << what << ": the data set is empty or not on the device");
+  PCNN_CHECK(data.channels >= 1 && data.channels <= kMaxDataChannels,
+             "cuda " << what << ": " << data.channels << " channels (1 to " << kMaxDataChannels
+                     << " supported)");
 }
 
 }  // namespace
@@ -63,7 +66,7 @@ void CudaBackend::gather_train_batch(const DeviceDataset& data, const int32_t* s
   if (layout.batch == 0) return;
   cuda::check_layout(data, layout, "gather_train_batch");
   PCNN_CHECK(steps_per_epoch > 0, "cuda gather_train_batch: steps_per_epoch must be positive");
-  cuda::gather_batch_kernel_shuffled<<<layout.batch, cuda::threads_for(layout), 0,
+  cuda::gather_batch_kernel_shuffled<<<layout.batch, cuda::threads_for(data, layout), 0,
                                        ctx_.stream()>>>(data, step, steps_per_epoch, seed,
                                                         layout, x, y);
   PCNN_CUDA_CHECK_LAUNCH("gather_batch_kernel_shuffled");
@@ -77,7 +80,7 @@ void CudaBackend::gather_batch(const DeviceDataset& data, int first, const Batch
   PCNN_CHECK(first >= 0 && first + layout.batch <= data.count,
              "cuda gather_batch: samples " << first << ".." << first + layout.batch - 1
                                            << " outside the data set of " << data.count);
-  cuda::gather_batch_kernel_ordered<<<layout.batch, cuda::threads_for(layout), 0,
+  cuda::gather_batch_kernel_ordered<<<layout.batch, cuda::threads_for(data, layout), 0,
                                       ctx_.stream()>>>(data, first, layout, x, y);
   PCNN_CUDA_CHECK_LAUNCH("gather_batch_kernel_ordered");
 }

@@ -7,14 +7,14 @@ namespace pcnn {
 
 namespace kk {
 
-// x (batch,1,out_h,out_w), y (batch) from dataset samples sample_of(j), j < batch. sample_of
+// x (batch,C,out_h,out_w), y (batch) from dataset samples sample_of(j), j < batch. sample_of
 // runs once per sample, on the device.
 template <class SampleOf>
 void gather_samples(const char* label, const DeviceDataset& data, const BatchLayout& layout,
                     const SampleOf& sample_of, float* x, int32_t* y) {
   const DeviceDataset d = data;
   const BatchLayout l = layout;
-  const int pixels = l.out_h * l.out_w;
+  const int pixels = batch_sample_size(d, l);
   Kokkos::parallel_for(label, TeamPolicy(l.batch, row_team_size()),
                        KOKKOS_LAMBDA(const Member& team) {
     const int j = team.league_rank();
@@ -28,7 +28,7 @@ void gather_samples(const char* label, const DeviceDataset& data, const BatchLay
 
 }  // namespace kk
 
-// dataset (count,height,width) uint8 -> x (batch,1,out_h,out_w), y (batch); batch *step % spe of
+// dataset (count,C,height,width) uint8 -> x (batch,C,out_h,out_w), y (batch); batch *step % spe of
 // epoch *step / spe, in the shuffled order of core/shuffle.hpp
 void KokkosBackend::gather_train_batch(const DeviceDataset& data, const int32_t* step,
                                        int steps_per_epoch, uint32_t seed,
@@ -41,7 +41,7 @@ void KokkosBackend::gather_train_batch(const DeviceDataset& data, const int32_t*
   }, x, y);
 }
 
-// samples first .. first+batch-1 in order -> x (batch,1,out_h,out_w), y (batch)
+// samples first .. first+batch-1 in order -> x (batch,C,out_h,out_w), y (batch)
 void KokkosBackend::gather_batch(const DeviceDataset& data, int first, const BatchLayout& layout,
                                  float* x, int32_t* y) {
   kk::gather_samples("pcnn::gather_batch", data, layout,

@@ -5,17 +5,17 @@
 namespace pcnn {
 
 namespace {
-// Sample src of the data set -> row j of x (batch,1,out_h,out_w) and y[j].
+// Sample src of the data set -> row j of x (batch,C,out_h,out_w) and y[j].
 void gather_one(const DeviceDataset& data, const BatchLayout& layout, int j, uint32_t src,
                 float* x, int32_t* y) {
-  const int plane = layout.out_h * layout.out_w;
-  float* out = x + size_t(j) * plane;
-  for (int e = 0; e < plane; ++e) out[e] = batch_pixel(data, layout, src, e);
+  const int sample = batch_sample_size(data, layout);
+  float* out = x + size_t(j) * sample;
+  for (int e = 0; e < sample; ++e) out[e] = batch_pixel(data, layout, src, e);
   y[j] = data.labels[src];
 }
 }  // namespace
 
-// data (count,H,W) uint8, *step -> x (batch,1,out_h,out_w) of shuffled samples, y (batch)
+// data (count,C,H,W) uint8, *step -> x (batch,C,out_h,out_w) of shuffled samples, y (batch)
 void OpenMPBackend::gather_train_batch(const DeviceDataset& data, const int32_t* step,
                                        int steps_per_epoch, uint32_t seed,
                                        const BatchLayout& layout, float* x, int32_t* y) {
@@ -26,7 +26,7 @@ void OpenMPBackend::gather_train_batch(const DeviceDataset& data, const int32_t*
     gather_one(data, layout, j, shuffle_index(pos.first + j, data.count, pos.key), x, y);
 }
 
-// data (count,H,W) uint8 -> x (batch,1,out_h,out_w), y (batch) of samples first.. in order
+// data (count,C,H,W) uint8 -> x (batch,C,out_h,out_w), y (batch) of samples first.. in order
 void OpenMPBackend::gather_batch(const DeviceDataset& data, int first, const BatchLayout& layout,
                                  float* x, int32_t* y) {
   follow_free_cpus();
