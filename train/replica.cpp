@@ -39,7 +39,9 @@ Trainer::Replica::Replica(Backend& b, Model& m, const Dataset& train, const Norm
           b, size_t(shard_batch) * kElasticScratchPlanes * size_t(in.h) * in.w);
     // A black pixel, normalised as the gather does (core/batch_math.hpp).
     augment_fill = DeviceArray<float>(b, size_t(in.c));
-    augment_fill.upload(std::vector<float>(size_t(in.c), -norm.mean * norm.inv_std));
+    std::vector<float> fill(size_t(in.c));
+    for (int c = 0; c < in.c; ++c) fill[size_t(c)] = -norm.mean_of(c) * norm.inv_std_of(c);
+    augment_fill.upload(fill);
   }
   if (separate_update_counter) {  // the update runs after the all-reduce, off the data counter
     update_counter = DeviceArray<int32_t>(b, 1);
