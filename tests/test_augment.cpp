@@ -224,7 +224,11 @@ TEST_SUITE("backend") {
 
 TEST_CASE("training with augmentation: identity changes nothing, every method matches serial") {
   const std::vector<float> plain = train_params(backend(), AugmentConfig{}, 4);
-  CHECK(train_params(backend(), all_zero(), 4) == plain);
+  // Identity augmentation trains exactly as none on a backend whose kernels are fixed; cudnn
+  // picks its convolution algorithms by timing them (cudnnFind), so two runs may sum in another
+  // order: 1e-6 is far below what a changed input would give (check below: got != plain).
+  check_close("lenet5 parameters after 4 steps with identity augmentation",
+              train_params(backend(), all_zero(), 4), plain, 1e-6);
   const std::vector<float> got = train_params(backend(), everything(), 4);
   CHECK(got != plain);
   // Tolerance: as the training steps of test_models.cpp (1e-4), the inputs differing by ulps.
