@@ -39,7 +39,7 @@ void add_augment_options(CLI::App& app, AugmentOptions& o) {
       ->delimiter(',')
       ->check(one_of(kMethods, "augmentation"));
   app.add_option("--elastic-alpha", m.elastic_alpha,
-                 "elastic: displacement scale in pixels (34: Simard 2003 on 28x28)")
+                 "elastic: displacement scale in pixels (Simard 2003 used 34 on 28x28 digits)")
       ->check(real_number<float>({0, false, kMaxElasticAlpha, false}))->capture_default_str();
   app.add_option("--elastic-sigma", m.elastic_sigma,
                  "elastic: the smoothing Gaussian's sigma in pixels, in (0, 16]")

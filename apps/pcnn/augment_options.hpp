@@ -22,7 +22,7 @@ void add_augment_options(CLI::App& app, AugmentOptions& o);
 AugmentConfig augment_config(const AugmentOptions& o, const CLI::App& app);
 // The methods in canonical order, comma-separated ("elastic,affine"; "" for none).
 std::string augment_methods(const AugmentConfig& a);
-// For the recipe and the header: "elastic (alpha 34, sigma 4), flip"; "" for none.
+// For the recipe and the header: "elastic (alpha 12, sigma 4), flip"; "" for none.
 std::string augment_text(const AugmentConfig& a);
 // --resume: each augmentation option given must repeat the checkpoint's value.
 void check_same_augment(const ResumeCheck& check, const AugmentOptions& given,
