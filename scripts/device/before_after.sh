@@ -25,8 +25,14 @@ if [ ! -x "$before" ] || [ "$(cat /tmp/before/.tarball 2>/dev/null)" != "$stamp"
 fi
 [ "${BA_BUILD_ONLY:-0}" = 1 ] && exit 0  # BA_BUILD_ONLY=1: just build the earlier tree there
 all=$(bench_backends "$("$after/pcnn" backends)")
+# The same step on both sides: a tree whose bench has --optimizer (default adam, as train) is
+# told the earlier bench's SGD (BA_AFTER_ARGS replaces that when the earlier tree has it too).
+after_args=${BA_AFTER_ARGS-"--optimizer sgd"}
 bench() {  # bench NAME BINARY BACKENDS
-  "$2" bench --models lenet5,simard2003 --batch-sizes 64,256,1024 --backends "$3" \
+  local extra=""
+  [[ $1 == after* ]] && extra=$after_args
+  # shellcheck disable=SC2086
+  "$2" bench --models lenet5,simard2003 --batch-sizes 64,256,1024 --backends "$3" $extra \
     --budget "${BENCH_BUDGET:-1}" --out "$out/bench_$1" > "$out/bench_$1.log" 2>&1
   echo "bench $1: exit $?"
 }
