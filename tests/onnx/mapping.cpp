@@ -38,27 +38,9 @@ int64_t product(const std::vector<int64_t>& dims, size_t from, size_t to) {
 const Tensor* optional_input(const Inputs& in, size_t k) { return k < in.size() ? in[k] : nullptr; }
 
 // ---- pooling -------------------------------------------------------------------------------
-// What pcnn's pool2d_forward honours of ONNX's padding. Pool padding (being added to
-// core/shapes.hpp as Pool2dShape::pad) needs only this line changed: pads true, and whether
-// average pooling then divides by the whole window (ONNX count_include_pad = 1) or by the
-// elements inside the image (0).
-struct PoolFeatures {
-  bool pads;
-  bool avg_counts_pad;
-};
-constexpr PoolFeatures kPoolFeatures{false, false};
-
-// Sets Pool2dShape's pad where the shape has one; false while it has none.
-template <class S>
-auto set_pool_pad(S& s, int pad, int) -> decltype(s.pad = pad, bool()) {
-  s.pad = pad;
-  return true;
-}
-template <class S>
-bool set_pool_pad(S&, int, long) {
-  return false;
-}
-
+// pcnn's pool2d_forward pads every side the same (Pool2dShape::pad < window) and never reads the
+// padding: max ignores it, average divides by the in-image count, i.e. ONNX's
+// count_include_pad = 0. A padded average that counts the padding (1) skips.
 Plan map_pool(PoolKind kind, const Node& n, const Inputs& in) {
   Attrs a(n);
   const Tensor& x = *in[0];
@@ -94,18 +76,13 @@ Plan map_pool(PoolKind kind, const Node& n, const Inputs& in) {
   s.window = int(k[0]);
   s.stride = int(strides[0]);
   if (pad != 0) {
-    const std::string auto_pad = a.s("auto_pad", "NOTSET");
-    const std::string pads = auto_pad == "NOTSET"
-                                 ? attribute_reason("pads", ints_text(a.ints("pads", {})),
-                                                    "pcnn's pooling has no padding yet")
-                                 : attribute_reason("auto_pad", auto_pad,
-                                                    "pad " + std::to_string(pad) +
-                                                        "; pcnn's pooling has no padding yet");
-    if (!kPoolFeatures.pads) return skip(pads);
-    if (kind == PoolKind::Avg && (count_pad != 0) != kPoolFeatures.avg_counts_pad)
+    if (kind == PoolKind::Avg && count_pad != 0)
       return skip(attribute_reason("count_include_pad", std::to_string(count_pad),
-                                   "pcnn's padded average divides the other way"));
-    PCNN_CHECK(set_pool_pad(s, pad, 0), "kPoolFeatures.pads is set but Pool2dShape has no pad");
+                                   "pcnn's padded average divides by the in-image count"));
+    if (pad >= s.window)
+      return skip("pad " + std::to_string(pad) + " of a window of " + std::to_string(s.window) +
+                  ": pcnn's pad is smaller than the window");
+    s.pad = pad;
   }
   if (s.P() < 1 || s.Q() < 1) return skip("window larger than the input");
   Plan p;
@@ -122,6 +99,65 @@ Plan map_pool(PoolKind kind, const Node& n, const Inputs& in) {
 template <PoolKind K>
 Plan map_pool_of(const Node& n, const Inputs& in, int64_t) {
   return map_pool(K, n, in);
+}
+
+// ---- global average pooling ----------------------------------------------------------------
+// x (N,C,D1,...) -> y (N,C,1,...): global_avg_pool_forward over the HW = D1*... values of a plane.
+Plan map_global_avg_pool(const Node& n, const Inputs& in, int64_t) {
+  Attrs a(n);
+  const std::string unread = a.unread();
+  if (!unread.empty()) return skip(unread);
+  const Tensor& x = *in[0];
+  if (x.dims.size() < 3) return skip("input of shape " + shape_text(x.dims) + ": no spatial axis");
+  const int N = int(x.dims[0]), C = int(x.dims[1]);
+  const int HW = int(product(x.dims, 2, x.dims.size()));
+  if (HW < 1) return skip("input of shape " + shape_text(x.dims) + ": an empty plane");
+  Plan p;
+  p.dims = x.dims;
+  std::fill(p.dims.begin() + 2, p.dims.end(), 1);
+  p.run = [N, C, HW, xv = x.floats](Backend& be) {
+    DeviceArray<float> dx(be, xv);
+    DeviceArray<float> y = poisoned(be, size_t(N) * C);
+    be.global_avg_pool_forward(N, C, HW, dx.get(), y.get());
+    return y.download();
+  };
+  return p;
+}
+
+// ---- batch normalization -------------------------------------------------------------------
+// Inference mode: y = scale * (x - mean) / sqrt(var + epsilon) + B per channel of x (N,C,D1,...),
+// batchnorm_forward_infer with the given statistics as the running ones. Training mode gives
+// three outputs and skips in plan_case (kOps' reason).
+Plan map_batchnorm(const Node& n, const Inputs& in, int64_t) {
+  Attrs a(n);
+  const float eps = a.f("epsilon", 1e-5f);
+  a.f("momentum", 0.9f);  // only updates running statistics, which inference mode leaves alone
+  const int64_t training = a.i("training_mode", 0);
+  if (training != 0)
+    return skip(attribute_reason("training_mode", std::to_string(training),
+                                 "mapped in inference mode only"));
+  const std::string unread = a.unread();
+  if (!unread.empty()) return skip(unread);
+  if (in.size() < 5) return skip("inputs scale, B, mean, var not all given");
+  const Tensor& x = *in[0];
+  if (x.dims.size() < 2) return skip("input of shape " + shape_text(x.dims) + ": no channel axis");
+  const int N = int(x.dims[0]), C = int(x.dims[1]);
+  const int HW = int(product(x.dims, 2, x.dims.size()));
+  for (size_t k = 1; k < 5; ++k)
+    if (!in[k] || in[k]->dims != std::vector<int64_t>{C})
+      return skip("input " + n.inputs[k] + " of shape " +
+                  (in[k] ? shape_text(in[k]->dims) : std::string("(none)")) + ", not (C)");
+  Plan p;
+  p.dims = x.dims;
+  p.run = [N, C, HW, eps, xv = x.floats, g = in[1]->floats, b = in[2]->floats,
+           m = in[3]->floats, v = in[4]->floats](Backend& be) {
+    DeviceArray<float> dx(be, xv), dg(be, g), db(be, b), dm(be, m), dv(be, v);
+    DeviceArray<float> y = poisoned(be, xv.size());
+    be.batchnorm_forward_infer(N, C, HW, eps, dx.get(), dg.get(), db.get(), dm.get(), dv.get(),
+                               y.get());
+    return y.download();
+  };
+  return p;
 }
 
 // ---- convolution ---------------------------------------------------------------------------
@@ -349,21 +385,28 @@ struct OpRow {
   const char* op_type;
   Plan (*map)(const Node&, const Inputs&, int64_t opset);  // nullptr: not in pcnn yet
   int integer_input;  // the input that is integer by design (labels), -1: every input is float
+  const char* more_outputs;  // why a case with outputs beyond the first skips; nullptr: generic
 };
 
+// ONNX's training mode also outputs the updated running statistics: running = momentum * running
+// + (1 - momentum) * batch with the biased batch variance, where pcnn keeps PyTorch's (momentum
+// weighs the batch, and the variance is the unbiased one).
+constexpr const char* kBatchnormTraining =
+    "training_mode 1 (outputs the running statistics; pcnn updates the variance with the unbiased "
+    "batch variance, ONNX with the biased one)";
+
 const OpRow kOps[] = {
-    {"Conv", map_conv, -1},
-    {"MaxPool", map_pool_of<PoolKind::Max>, -1},
-    {"AveragePool", map_pool_of<PoolKind::Avg>, -1},
-    {"Gemm", map_gemm, -1},
-    {"Relu", map_activation_of<Activation::ReLU>, -1},
-    {"Tanh", map_activation_of<Activation::Tanh>, -1},
-    {"Sigmoid", map_activation_of<Activation::Sigmoid>, -1},
-    {"Softmax", map_softmax, -1},
-    {"SoftmaxCrossEntropyLoss", map_softmax_cross_entropy, 1},
-    // Being added to pcnn: a mapper here (in place of nullptr) makes their cases run.
-    {"GlobalAveragePool", nullptr, -1},
-    {"BatchNormalization", nullptr, -1},
+    {"Conv", map_conv, -1, nullptr},
+    {"MaxPool", map_pool_of<PoolKind::Max>, -1, nullptr},
+    {"AveragePool", map_pool_of<PoolKind::Avg>, -1, nullptr},
+    {"Gemm", map_gemm, -1, nullptr},
+    {"Relu", map_activation_of<Activation::ReLU>, -1, nullptr},
+    {"Tanh", map_activation_of<Activation::Tanh>, -1, nullptr},
+    {"Sigmoid", map_activation_of<Activation::Sigmoid>, -1, nullptr},
+    {"Softmax", map_softmax, -1, nullptr},
+    {"SoftmaxCrossEntropyLoss", map_softmax_cross_entropy, 1, nullptr},
+    {"GlobalAveragePool", map_global_avg_pool, -1, nullptr},
+    {"BatchNormalization", map_batchnorm, -1, kBatchnormTraining},
 };
 
 const OpRow* find_row(const std::string& op_type) {
@@ -389,7 +432,9 @@ Plan plan_case(const Model& m, const std::vector<const Tensor*>& inputs) {
   PCNN_CHECK(row, "plan_case: " << node.op_type << " has no row");
   if (!row->map) return skip("op not in pcnn yet");
   if (!node.domain.empty() && node.domain != "ai.onnx") return skip("domain " + node.domain);
-  if (m.outputs.size() > 1) return skip("output " + m.outputs[1] + ": pcnn's op gives one output");
+  if (m.outputs.size() > 1)
+    return skip(row->more_outputs ? row->more_outputs
+                                  : "output " + m.outputs[1] + ": pcnn's op gives one output");
   if (inputs.empty() || !inputs[0]) return skip("no input");
   for (size_t k = 0; k < inputs.size(); ++k) {
     if (!inputs[k] || int(k) == row->integer_input || inputs[k]->type == DataType::Float) continue;

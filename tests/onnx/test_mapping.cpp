@@ -2,7 +2,8 @@
 // loops: Gemm's C in every shape that broadcasts to (M,N) (no case has a column C (M,1), none a
 // broadcast C with beta != 1 and a transposed A), beta 1 (bias_add) and 0.5 (C laid out on the
 // host, gemm's beta), both transposes; Softmax before opset 13 (every case is opset 13), which
-// flattens the input to 2-D at its axis.
+// flattens the input to 2-D at its axis; GlobalAveragePool and BatchNormalization on inputs of
+// rank other than 4 (every case is (N,C,H,W)), which the mappers flatten to (N,C,HW).
 #include <cmath>
 #include <type_traits>
 
@@ -37,6 +38,22 @@ Attribute attribute(const std::string& name, T value) {
     a.i = value;
   }
   return a;
+}
+
+// A one-node model of op_type with the given inputs and one output.
+Model one_node(const std::string& op_type, const std::vector<std::string>& inputs,
+               std::vector<Attribute> attributes = {}) {
+  Model m;
+  m.opset = 15;
+  Node n;
+  n.op_type = op_type;
+  n.inputs = inputs;
+  n.outputs = {"y"};
+  n.attributes = std::move(attributes);
+  m.nodes = {n};
+  m.inputs = inputs;
+  m.outputs = {"y"};
+  return m;
 }
 
 }  // namespace
@@ -124,6 +141,53 @@ TEST_CASE("onnx mapping: Softmax before opset 13 flattens the input to 2-D at ax
     }
     const std::string diff = compare_to_reference(plan.run(backend()), plan.dims, want);
     CHECK_MESSAGE(diff == "", "backend " << backend_name() << ", axis " << axis << ": " << diff);
+  }
+}
+
+TEST_CASE("onnx mapping: GlobalAveragePool and BatchNormalization on inputs of rank 2, 3 and 5") {
+  const std::vector<std::vector<int64_t>> shapes = {{2, 3}, {2, 3, 7}, {2, 3, 2, 3, 4}};
+  uint64_t seed = 11;
+  for (const auto& dims : shapes) {
+    const Tensor x = float_tensor(dims, seed++);
+    const size_t N = size_t(dims[0]), C = size_t(dims[1]), HW = x.count() / (N * C);
+    if (dims.size() >= 3) {  // ONNX's GlobalAveragePool needs a spatial axis
+      const Plan plan = plan_case(one_node("GlobalAveragePool", {"x"}), {&x});
+      REQUIRE(plan.skip == "");
+      Tensor want;
+      want.type = DataType::Float;
+      want.dims = dims;
+      for (size_t d = 2; d < dims.size(); ++d) want.dims[d] = 1;
+      for (size_t nc = 0; nc < N * C; ++nc) {
+        double sum = 0;
+        for (size_t i = 0; i < HW; ++i) sum += x.floats[nc * HW + i];
+        want.floats.push_back(float(sum / double(HW)));
+      }
+      const std::string diff = compare_to_reference(plan.run(backend()), plan.dims, want);
+      CHECK_MESSAGE(diff == "", "backend " << backend_name() << ", GlobalAveragePool of "
+                                           << shape_text(dims) << ": " << diff);
+    }
+    const Tensor scale = float_tensor({dims[1]}, seed++), bias = float_tensor({dims[1]}, seed++);
+    const Tensor mean = float_tensor({dims[1]}, seed++);
+    Tensor var = float_tensor({dims[1]}, seed++);
+    for (float& v : var.floats) v = std::fabs(v) + 0.25f;  // a variance is positive
+    const float eps = 0.01f;
+    const Plan plan =
+        plan_case(one_node("BatchNormalization", {"x", "scale", "B", "mean", "var"},
+                           {attribute("epsilon", eps)}),
+                  {&x, &scale, &bias, &mean, &var});
+    REQUIRE(plan.skip == "");
+    Tensor want;
+    want.type = DataType::Float;
+    want.dims = dims;
+    for (size_t i = 0; i < x.count(); ++i) {
+      const size_t c = i / HW % C;
+      const double xhat =
+          (double(x.floats[i]) - mean.floats[c]) / std::sqrt(double(var.floats[c]) + eps);
+      want.floats.push_back(float(scale.floats[c] * xhat + bias.floats[c]));
+    }
+    const std::string diff = compare_to_reference(plan.run(backend()), plan.dims, want);
+    CHECK_MESSAGE(diff == "", "backend " << backend_name() << ", BatchNormalization of "
+                                         << shape_text(dims) << ": " << diff);
   }
 }
 

@@ -19,7 +19,9 @@ namespace {
 const std::set<std::string> kMustRun = {"test_basic_conv_with_padding",
                                         "test_conv_with_strides_padding",
                                         "test_maxpool_2d_default",
+                                        "test_maxpool_2d_pads",
                                         "test_averagepool_2d_strides",
+                                        "test_averagepool_2d_pads",
                                         "test_gemm_all_attributes",
                                         "test_gemm_transposeA",
                                         "test_relu",
@@ -27,7 +29,9 @@ const std::set<std::string> kMustRun = {"test_basic_conv_with_padding",
                                         "test_sigmoid",
                                         "test_softmax_example",
                                         "test_sce_mean",
-                                        "test_sce_sum"};
+                                        "test_sce_sum",
+                                        "test_globalaveragepool",
+                                        "test_batchnorm_epsilon"};
 
 bool verbose() {
   const char* v = std::getenv("PCNN_ONNX_VERBOSE");
