@@ -12,25 +12,30 @@ NetworkBuilder::NetworkBuilder(std::string name, int channels, int height, int w
   spec_.in_w = width;
 }
 
+namespace {
+// A new last layer of the given type, its other fields at their defaults.
+LayerSpec& append(ModelSpec& spec, const std::string& type) {
+  spec.layers.emplace_back();
+  spec.layers.back().type = type;
+  return spec.layers.back();
+}
+}  // namespace
+
 NetworkBuilder& NetworkBuilder::conv(int maps, int kernel, int stride, int pad,
                                      const std::string& activation) {
-  LayerSpec l;
-  l.type = "conv";
+  LayerSpec& l = append(spec_, "conv");
   l.units = maps;
   l.kernel = kernel;
   l.stride = stride;
   l.pad = pad;
   l.act = activation;
-  spec_.layers.push_back(l);
   return *this;
 }
 
 NetworkBuilder& NetworkBuilder::maxpool(int window, int stride) {
-  LayerSpec l;
-  l.type = "maxpool";
+  LayerSpec& l = append(spec_, "maxpool");
   l.kernel = window;
   l.stride = stride == 0 ? window : stride;
-  spec_.layers.push_back(l);
   return *this;
 }
 
@@ -41,40 +46,30 @@ NetworkBuilder& NetworkBuilder::avgpool(int window, int stride) {
 }
 
 NetworkBuilder& NetworkBuilder::flatten() {
-  LayerSpec l;
-  l.type = "flatten";
-  spec_.layers.push_back(l);
+  append(spec_, "flatten");
   return *this;
 }
 
 NetworkBuilder& NetworkBuilder::dense(int units, const std::string& activation) {
-  LayerSpec l;
-  l.type = "dense";
+  LayerSpec& l = append(spec_, "dense");
   l.units = units;
   l.act = activation;
-  spec_.layers.push_back(l);
   return *this;
 }
 
 NetworkBuilder& NetworkBuilder::activation(const std::string& name) {
-  LayerSpec l;
-  l.type = name;
-  spec_.layers.push_back(l);
+  append(spec_, name);
   return *this;
 }
 
 NetworkBuilder& NetworkBuilder::dropout(double rate) {
-  LayerSpec l;
-  l.type = "dropout";
+  LayerSpec& l = append(spec_, "dropout");
   l.rate = rate;
-  spec_.layers.push_back(l);
   return *this;
 }
 
 NetworkBuilder& NetworkBuilder::global_avgpool() {
-  LayerSpec l;
-  l.type = "globalavgpool";
-  spec_.layers.push_back(l);
+  append(spec_, "globalavgpool");
   return *this;
 }
 

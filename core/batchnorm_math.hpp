@@ -36,4 +36,15 @@ PCNN_HD inline float batchnorm_input_grad(float dy, float xhat, float mean_dy, f
   return gamma * inv_std * (dy - mean_dy - xhat * mean_dy_xhat);
 }
 
+// A trained channel's statistics kept: mean and inv_std saved for the backward, and the running
+// averages moved towards the batch's (the variance unbiased). One writer per channel.
+PCNN_HD inline void batchnorm_keep_stats(int c, float mean, float var, float inv_std, long long M,
+                                         float momentum, float* save_mean, float* save_inv_std,
+                                         float* running_mean, float* running_var) {
+  save_mean[c] = mean;
+  save_inv_std[c] = inv_std;
+  running_mean[c] = batchnorm_running(running_mean[c], mean, momentum);
+  running_var[c] = batchnorm_running(running_var[c], batchnorm_unbiased(var, M), momentum);
+}
+
 }  // namespace pcnn

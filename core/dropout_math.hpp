@@ -42,4 +42,18 @@ PCNN_HD inline float dropout_apply(float x, uint64_t key, uint64_t i, uint32_t t
   return dropout_keep(key, i, threshold) ? x * scale : 0.f;
 }
 
+// One step's mask, for backends that read the step counter on the host.
+struct DropoutMask {
+  uint64_t key;
+  uint32_t threshold;
+  float scale;
+  PCNN_HD float apply(float x, uint64_t i) const {
+    return dropout_apply(x, key, i, threshold, scale);
+  }
+};
+
+inline DropoutMask dropout_mask(float rate, uint32_t seed, uint32_t salt, int32_t step) {
+  return {dropout_key(seed, salt, step), dropout_threshold(rate), dropout_scale(rate)};
+}
+
 }  // namespace pcnn

@@ -19,9 +19,7 @@ class Conv2D : public WeightedLayer {
   std::string describe() const override;
   void setup(Backend& be, int max_batch) override;
   size_t kept_floats_per_sample() const override;
-  void forward(Backend& be, int N, const float* x, float* y) override;
-  void backward(Backend& be, int N, const float* x, const float* y, const float* dy,
-                float* dx) override;
+  PCNN_LAYER_PASSES
   double forward_flops(int N) const override { return shape(N).forward_flops(); }
 
   Conv2dShape shape(int N) const;

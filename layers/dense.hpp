@@ -12,9 +12,7 @@ class Dense : public WeightedLayer {
   std::string describe() const override;
   void setup(Backend& be, int max_batch) override;
   size_t kept_floats_per_sample() const override;
-  void forward(Backend& be, int N, const float* x, float* y) override;
-  void backward(Backend& be, int N, const float* x, const float* y, const float* dy,
-                float* dx) override;
+  PCNN_LAYER_PASSES
   double forward_flops(int N) const override { return 2.0 * N * double(in_.size()) * units(); }
 
  private:

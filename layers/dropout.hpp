@@ -13,11 +13,8 @@ class Dropout : public Layer {
   // salt: which dropout layer of the model this is (0, 1, ...), so two layers drop differently.
   Dropout(FeatureShape in, float rate, uint32_t salt);
   std::string describe() const override;
-  void forward(Backend& be, int N, const float* x, float* y) override;
-  void backward(Backend& be, int N, const float* x, const float* y, const float* dy,
-                float* dx) override;
-  double forward_flops(int N) const override { return double(N) * in_.size(); }
-  double backward_flops(int N) const override { return forward_flops(N); }
+  PCNN_LAYER_PASSES
+  PCNN_PER_ELEMENT_FLOPS
 
  private:
   float rate_;

@@ -28,6 +28,17 @@ struct PassContext {
   uint32_t seed = 0;
 };
 
+// Declares a layer's two passes (Layer::forward and Layer::backward), defined in its .cpp.
+#define PCNN_LAYER_PASSES                                                                   \
+  void forward(Backend& be, int N, const float* x, float* y) override;                      \
+  void backward(Backend& be, int N, const float* x, const float* y, const float* dy,        \
+                float* dx) override;
+
+// The cost of a layer that does one operation per input element, forward and backward alike.
+#define PCNN_PER_ELEMENT_FLOPS                                                              \
+  double forward_flops(int N) const override { return double(N) * in_.size(); }            \
+  double backward_flops(int N) const override { return forward_flops(N); }
+
 class Layer {
  public:
   virtual ~Layer() = default;

@@ -10,11 +10,8 @@ class Pool2D : public Layer {
  public:
   Pool2D(FeatureShape in, PoolKind kind, int window, int stride, int pad = 0);
   std::string describe() const override;
-  void forward(Backend& be, int N, const float* x, float* y) override;
-  void backward(Backend& be, int N, const float* x, const float* y, const float* dy,
-                float* dx) override;
-  double forward_flops(int N) const override { return double(N) * in_.size(); }
-  double backward_flops(int N) const override { return forward_flops(N); }
+  PCNN_LAYER_PASSES
+  PCNN_PER_ELEMENT_FLOPS
 
  private:
   Pool2dShape shape(int N) const;

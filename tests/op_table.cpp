@@ -620,6 +620,18 @@ void add_batchnorm(std::vector<OpCase>& t, int B) {
   t.push_back(unaligned(batchnorm_backward_case(3, 7, 13, true, false), {"gamma", "dgamma", "dbeta"}));
 }
 
+// The tensors of an element-wise op: x read and y written, or (in place) x read and overwritten.
+void push_elementwise(std::vector<TensorSpec>& v, bool in_place, const std::string& x,
+                      const std::string& y, std::vector<float> values) {
+  if (in_place) {
+    v.push_back(inout(x, std::move(values)));
+    return;
+  }
+  const size_t n = values.size();
+  v.push_back(in(x, std::move(values)));
+  v.push_back(out(y, n));
+}
+
 // ---- activations: every row of the vocabulary's table -------------------------------------------
 
 void launch_activation_backward(Backend& be, const OpParams& p, const DeviceTensors& t) {
@@ -640,13 +652,7 @@ OpCase activation_case(Op op, Activation act, size_t n, bool in_place, bool perf
     std::vector<TensorSpec> v;
     if (bwd) v.push_back(in("y", activated(r, p.act, p.n)));
     const std::string x = bwd ? "dy" : "x", y = bwd ? "dx" : "y";
-    std::vector<float> values = bwd ? uniform(r, p.n) : off_kink(r, p.n);
-    if (p.in_place) {
-      v.push_back(inout(x, values));
-    } else {
-      v.push_back(in(x, values));
-      v.push_back(out(y, p.n));
-    }
+    push_elementwise(v, p.in_place, x, y, bwd ? uniform(r, p.n) : off_kink(r, p.n));
     return v;
   };
   if (bwd)
@@ -695,12 +701,7 @@ OpCase dropout_case(Op op, size_t n, const DropoutArgs& d, bool in_place, bool p
   c.tensors = [bwd](const OpParams& p, Rng& r) {
     const std::string x = bwd ? "dy" : "x", y = bwd ? "dx" : "y";
     std::vector<TensorSpec> v = {in("step", {float(p.dropout.step)}, DType::I32)};
-    if (p.in_place) {
-      v.push_back(inout(x, uniform(r, p.n)));
-    } else {
-      v.push_back(in(x, uniform(r, p.n)));
-      v.push_back(out(y, p.n));
-    }
+    push_elementwise(v, p.in_place, x, y, uniform(r, p.n));
     return v;
   };
   if (bwd)

@@ -31,6 +31,25 @@ bool has(const std::vector<std::string>& methods, const std::string& m) {
 }
 }  // namespace
 
+// The magnitude options, one row each (flag, AugmentConfig field, help, validator): registered
+// and compared on --resume from this one list, so a new magnitude cannot miss either.
+#define PCNN_AUGMENT_MAGNITUDES(X)                                                           \
+  X("--elastic-alpha", elastic_alpha,                                                        \
+    "elastic: displacement scale in pixels (Simard 2003 used 34 on 28x28 digits)",           \
+    real_number<float>({0, false, kMaxElasticAlpha, false}))                                 \
+  X("--elastic-sigma", elastic_sigma,                                                        \
+    "elastic: the smoothing Gaussian's sigma in pixels, in (0, 16]",                         \
+    real_number<float>({0, true, kMaxElasticSigma, false}))                                  \
+  X("--affine-rotate", affine_rotate, "affine: rotation up to +- this, degrees",            \
+    real_number<float>({0, false, kMaxAffineRotate, false}))                                 \
+  X("--affine-scale", affine_scale, "affine: scale factor in 1 +- this",                    \
+    real_number<float>({0, false, kMaxAffineScale, false}))                                  \
+  X("--affine-shear", affine_shear, "affine: shear factor up to +- this",                   \
+    real_number<float>({0, false, kMaxAffineShear, false}))                                  \
+  X("--crop-pad", crop_pad,                                                                  \
+    "crop: a random crop at the original size of the image zero-padded by this many pixels", \
+    whole_number(0, kMaxCropPad))
+
 void add_augment_options(CLI::App& app, AugmentOptions& o) {
   AugmentConfig& m = o.magnitudes;
   app.add_option("--augment", o.methods,
@@ -38,22 +57,10 @@ void add_augment_options(CLI::App& app, AugmentOptions& o) {
                  "crop, flip (composed into one resampling; never at evaluation)")
       ->delimiter(',')
       ->check(one_of(kMethods, "augmentation"));
-  app.add_option("--elastic-alpha", m.elastic_alpha,
-                 "elastic: displacement scale in pixels (Simard 2003 used 34 on 28x28 digits)")
-      ->check(real_number<float>({0, false, kMaxElasticAlpha, false}))->capture_default_str();
-  app.add_option("--elastic-sigma", m.elastic_sigma,
-                 "elastic: the smoothing Gaussian's sigma in pixels, in (0, 16]")
-      ->check(real_number<float>({0, true, kMaxElasticSigma, false}))->capture_default_str();
-  app.add_option("--affine-rotate", m.affine_rotate, "affine: rotation up to +- this, degrees")
-      ->check(real_number<float>({0, false, kMaxAffineRotate, false}))->capture_default_str();
-  app.add_option("--affine-scale", m.affine_scale, "affine: scale factor in 1 +- this")
-      ->check(real_number<float>({0, false, kMaxAffineScale, false}))->capture_default_str();
-  app.add_option("--affine-shear", m.affine_shear, "affine: shear factor up to +- this")
-      ->check(real_number<float>({0, false, kMaxAffineShear, false}))->capture_default_str();
-  app.add_option("--crop-pad", m.crop_pad,
-                 "crop: a random crop at the original size of the image zero-padded by this "
-                 "many pixels")
-      ->check(whole_number(0, kMaxCropPad))->capture_default_str();
+#define PCNN_ADD_MAGNITUDE(flag, field, help, valid) \
+  app.add_option(flag, m.field, help)->check(valid)->capture_default_str();
+  PCNN_AUGMENT_MAGNITUDES(PCNN_ADD_MAGNITUDE)
+#undef PCNN_ADD_MAGNITUDE
 }
 
 AugmentConfig augment_config(const AugmentOptions& o, const CLI::App& app) {
@@ -104,12 +111,9 @@ void check_same_augment(const ResumeCheck& check, const AugmentOptions& given,
   }
   const auto shown = [](const std::string& list) { return list.empty() ? "none" : list; };
   check.same("--augment", shown(augment_methods(g)), shown(augment_methods(saved)));
-  check.same("--elastic-alpha", g.elastic_alpha, saved.elastic_alpha);
-  check.same("--elastic-sigma", g.elastic_sigma, saved.elastic_sigma);
-  check.same("--affine-rotate", g.affine_rotate, saved.affine_rotate);
-  check.same("--affine-scale", g.affine_scale, saved.affine_scale);
-  check.same("--affine-shear", g.affine_shear, saved.affine_shear);
-  check.same("--crop-pad", g.crop_pad, saved.crop_pad);
+#define PCNN_CHECK_MAGNITUDE(flag, field, help, valid) check.same(flag, g.field, saved.field);
+  PCNN_AUGMENT_MAGNITUDES(PCNN_CHECK_MAGNITUDE)
+#undef PCNN_CHECK_MAGNITUDE
 }
 
 }  // namespace pcnn::cli

@@ -57,10 +57,8 @@ void OpenMPBackend::batchnorm_forward_train(int N, int C, int HW, float eps, flo
       const size_t at = (size_t(n) * C + c) * HW;
       for (int i = 0; i < HW; ++i) y[at + i] = batchnorm_normalize(x[at + i], mean, inv_std, g, b);
     }
-    save_mean[c] = mean;
-    save_inv_std[c] = inv_std;
-    running_mean[c] = batchnorm_running(running_mean[c], mean, momentum);
-    running_var[c] = batchnorm_running(running_var[c], batchnorm_unbiased(var, M), momentum);
+    batchnorm_keep_stats(c, mean, var, inv_std, M, momentum, save_mean, save_inv_std, running_mean,
+                         running_var);
   });
 }
 

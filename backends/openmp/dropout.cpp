@@ -8,14 +8,12 @@ namespace pcnn {
 
 void OpenMPBackend::dropout_forward(size_t n, float rate, uint32_t seed, uint32_t salt,
                                     const int32_t* step, const float* x, float* y) {
-  const uint64_t key = dropout_key(seed, salt, *step);
-  const uint32_t threshold = dropout_threshold(rate);
-  const float scale = dropout_scale(rate);
+  const DropoutMask mask = dropout_mask(rate, seed, salt, *step);
   const int team = omp::team_for(n, threads_);
   const long long count = (long long)n;
 #pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
   for (long long i = 0; i < count; ++i)
-    y[i] = dropout_apply(x[i], key, uint64_t(i), threshold, scale);
+    y[i] = mask.apply(x[i], uint64_t(i));
 }
 
 // The forward's mask, drawn again from the same step.

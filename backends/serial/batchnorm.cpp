@@ -39,10 +39,8 @@ void SerialBackend::batchnorm_forward_train(int N, int C, int HW, float eps, flo
     for_channel(N, C, HW, c, [&](size_t i) {
       y[i] = batchnorm_normalize(x[i], mean, inv_std, gamma[c], beta[c]);
     });
-    save_mean[c] = mean;
-    save_inv_std[c] = inv_std;
-    running_mean[c] = batchnorm_running(running_mean[c], mean, momentum);
-    running_var[c] = batchnorm_running(running_var[c], batchnorm_unbiased(var, M), momentum);
+    batchnorm_keep_stats(c, mean, var, inv_std, M, momentum, save_mean, save_inv_std, running_mean,
+                         running_var);
   }
 }
 

@@ -6,10 +6,8 @@ namespace pcnn {
 
 void SerialBackend::dropout_forward(size_t n, float rate, uint32_t seed, uint32_t salt,
                                     const int32_t* step, const float* x, float* y) {
-  const uint64_t key = dropout_key(seed, salt, *step);
-  const uint32_t threshold = dropout_threshold(rate);
-  const float scale = dropout_scale(rate);
-  for (size_t i = 0; i < n; ++i) y[i] = dropout_apply(x[i], key, i, threshold, scale);
+  const DropoutMask mask = dropout_mask(rate, seed, salt, *step);
+  for (size_t i = 0; i < n; ++i) y[i] = mask.apply(x[i], i);
 }
 
 // The forward's mask, drawn again from the same step.
