@@ -8,23 +8,25 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <string>
 
 namespace pcnn::omp {
 
-namespace {
+// Plain stdio: wait_policy.cpp calls this inside libgomp's constructor, before the C++
+// library's streams are set up.
 int machine_running() {
-  std::ifstream in("/proc/stat");
-  std::string key;
-  long value = 0;
-  while (in >> key) {
-    if (key == "procs_running" && in >> value) return int(value);
-    in.ignore(1 << 20, '\n');
-  }
-  return -1;
+  std::FILE* f = std::fopen("/proc/stat", "r");
+  if (!f) return -1;
+  char line[256];
+  int n = -1;
+  while (n < 0 && std::fgets(line, sizeof line, f))
+    if (std::strncmp(line, "procs_running ", 14) == 0) n = std::atoi(line + 14);
+  std::fclose(f);
+  return n;
 }
+
+namespace {
 
 int own_running() {
   DIR* dir = opendir("/proc/self/task");

@@ -7,6 +7,9 @@
 
 namespace pcnn::omp {
 
+// Runnable threads of the whole machine (procs_running of /proc/stat; -1 if unreadable).
+int machine_running();
+
 // CPUs in this process's affinity mask (at least 1).
 int allowed_cpus();
 

@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "backends/openmp/free_cpus.hpp"
 #include "backends/openmp/parallel.hpp"
 
 extern "C" char** environ;
@@ -30,19 +31,6 @@ char* lookup(const char* key, size_t len) {
   return nullptr;
 }
 
-// Runnable threads of the machine (procs_running of /proc/stat; -1 if unreadable). Plain stdio:
-// this runs inside libgomp's constructor, before the C++ library's streams are set up.
-int machine_running() {
-  std::FILE* f = std::fopen("/proc/stat", "r");
-  if (!f) return -1;
-  char line[256];
-  int n = -1;
-  while (n < 0 && std::fgets(line, sizeof line, f))
-    if (std::strncmp(line, "procs_running ", 14) == 0) n = std::atoi(line + 14);
-  std::fclose(f);
-  return n;
-}
-
 // Whether another process kept a CPU busy through five readings 1 ms apart (the program has one
 // thread now, so more than one runnable thread is someone else's; a short-lived system task is
 // rarely there five times).
@@ -52,7 +40,7 @@ bool others_busy() {
       const timespec ms{0, 1000000};
       nanosleep(&ms, nullptr);
     }
-    if (machine_running() <= 1) return false;
+    if (pcnn::omp::machine_running() <= 1) return false;
   }
   return true;
 }
