@@ -62,4 +62,27 @@ PCNN_HD inline float pool_finish(float acc, const PoolWindow& b, bool is_max) {
   return is_max ? acc : acc * (1.f / float(b.count()));
 }
 
+// The gradient reaching pixel (h, w) of one (H, W) plane from the windows p_lo..p_hi x
+// q_lo..q_hi that hold it (windows_covering): max sends a window's dy to its first maximum only,
+// avg spreads it evenly over the window's in-image pixels. dy_plane: the plane's (P, Q) dy.
+PCNN_HD inline float pool_gather_grad(const Pool2dShape& s, const float* plane,
+                                      const float* dy_plane, bool is_max, int h, int w, int p_lo,
+                                      int p_hi, int q_lo, int q_hi) {
+  const int Q = s.Q();
+  float acc = 0.f;
+  for (int p = p_lo; p <= p_hi; ++p)
+    for (int q = q_lo; q <= q_hi; ++q) {
+      const float g = dy_plane[p * Q + q];
+      const PoolWindow b = pool_window(s, p, q);
+      if (is_max) {
+        int best;
+        pool_window_reduce(plane, s.W, b, true, best);
+        if (best == h * s.W + w) acc += g;
+      } else {
+        acc += g * (1.f / float(b.count()));
+      }
+    }
+  return acc;
+}
+
 }  // namespace pcnn

@@ -53,10 +53,8 @@ __global__ void batchnorm_forward_train_kernel_block(int N, int C, int HW, float
     y[at] = batchnorm_normalize(x[at], mean, inv_std, g, b);
   }
   if (threadIdx.x == 0) {
-    save_mean[c] = mean;
-    save_inv_std[c] = inv_std;
-    running_mean[c] = batchnorm_running(running_mean[c], mean, momentum);
-    running_var[c] = batchnorm_running(running_var[c], batchnorm_unbiased(var, M), momentum);
+    batchnorm_keep_stats(c, mean, var, inv_std, M, momentum, save_mean, save_inv_std, running_mean,
+                         running_var);
   }
 }
 

@@ -48,20 +48,7 @@ __global__ void pool2d_backward_kernel_gather(PoolKind kind, Pool2dShape s, cons
     int p_lo, p_hi, q_lo, q_hi;
     windows_covering(h, s.window, s.stride, s.pad, P, p_lo, p_hi);
     windows_covering(w, s.window, s.stride, s.pad, Q, q_lo, q_hi);
-    float acc = 0.f;
-    for (int p = p_lo; p <= p_hi; ++p)
-      for (int q = q_lo; q <= q_hi; ++q) {
-        const float g = dyo[p * Q + q];
-        const PoolWindow b = pool_window(s, p, q);
-        if (is_max) {
-          int best;
-          pool_window_reduce(xi, s.W, b, true, best);
-          if (best == h * s.W + w) acc += g;
-        } else {
-          acc += g * (1.f / float(b.count()));
-        }
-      }
-    dx[i] = acc;
+    dx[i] = pool_gather_grad(s, xi, dyo, is_max, h, w, p_lo, p_hi, q_lo, q_hi);
   }
 }
 

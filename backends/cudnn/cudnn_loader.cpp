@@ -88,26 +88,25 @@ PCNN_CUDNN_FORWARD(cudnnBatchNormalizationBackward, (cudnnHandle_t handle,
                    (handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff,
                     xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult,
                     dBnBiasResult, epsilon, savedMean, savedInvVariance))
-PCNN_CUDNN_FORWARD(cudnnBatchNormalizationForwardInference, (cudnnHandle_t handle,
-                    cudnnBatchNormMode_t mode, const void* alpha, const void* beta,
-                    const cudnnTensorDescriptor_t xDesc, const void* x,
-                    const cudnnTensorDescriptor_t yDesc, void* y,
-                    const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void* bnScale,
-                    const void* bnBias, const void* estimatedMean, const void* estimatedVariance,
-                    double epsilon),
-                   (handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale,
-                    bnBias, estimatedMean, estimatedVariance, epsilon))
-PCNN_CUDNN_FORWARD(cudnnBatchNormalizationForwardTraining, (cudnnHandle_t handle,
-                    cudnnBatchNormMode_t mode, const void* alpha, const void* beta,
-                    const cudnnTensorDescriptor_t xDesc, const void* x,
-                    const cudnnTensorDescriptor_t yDesc, void* y,
-                    const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void* bnScale,
-                    const void* bnBias, double exponentialAverageFactor, void* resultRunningMean,
+// The two forwards begin alike: mode, scaling, x and y, then the per-channel scale and bias.
+#define PCNN_CUDNN_BN_FORWARD_PARAMS                                                             \
+  cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void* alpha, const void* beta,         \
+      const cudnnTensorDescriptor_t xDesc, const void* x, const cudnnTensorDescriptor_t yDesc,  \
+      void* y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void* bnScale,       \
+      const void* bnBias
+#define PCNN_CUDNN_BN_FORWARD_ARGS \
+  handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias
+PCNN_CUDNN_FORWARD(cudnnBatchNormalizationForwardInference, (PCNN_CUDNN_BN_FORWARD_PARAMS,
+                    const void* estimatedMean, const void* estimatedVariance, double epsilon),
+                   (PCNN_CUDNN_BN_FORWARD_ARGS, estimatedMean, estimatedVariance, epsilon))
+PCNN_CUDNN_FORWARD(cudnnBatchNormalizationForwardTraining, (PCNN_CUDNN_BN_FORWARD_PARAMS,
+                    double exponentialAverageFactor, void* resultRunningMean,
                     void* resultRunningVariance, double epsilon, void* resultSaveMean,
                     void* resultSaveInvVariance),
-                   (handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale,
-                    bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance,
-                    epsilon, resultSaveMean, resultSaveInvVariance))
+                   (PCNN_CUDNN_BN_FORWARD_ARGS, exponentialAverageFactor, resultRunningMean,
+                    resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance))
+#undef PCNN_CUDNN_BN_FORWARD_PARAMS
+#undef PCNN_CUDNN_BN_FORWARD_ARGS
 
 PCNN_CUDNN_FORWARD(cudnnGetConvolution2dForwardOutputDim, (
                     const cudnnConvolutionDescriptor_t convDesc,

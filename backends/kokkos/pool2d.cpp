@@ -16,6 +16,14 @@ namespace pcnn {
 
 namespace kk {
 
+// body(team, plane) for each (n, c) image plane of s, one team per plane.
+template <class F>
+void for_each_plane(const char* label, const Pool2dShape& s, const F& body) {
+  Kokkos::parallel_for(label, plane_policy(size_t(s.N) * s.C), KOKKOS_LAMBDA(const Member& team) {
+    body(team, size_t(team.league_rank()));
+  });
+}
+
 // One window, WIN x WIN (WIN = 0: `window` at run time), top-left at win, rows W apart: the max
 // or the sum of its elements, and (max) the offset of the first maximum.
 template <int WIN>
@@ -59,9 +67,8 @@ template <int WIN>
 void pool_forward_planes(bool is_max, const Pool2dShape& s, const float* x, float* y) {
   const int P = s.P(), Q = s.Q(), H = s.H, W = s.W, window = s.window, stride = s.stride;
   const float inv_area = 1.f / float(window * window);
-  Kokkos::parallel_for("pcnn::pool2d_forward", plane_policy(size_t(s.N) * s.C),
-                       KOKKOS_LAMBDA(const Member& team) {
-    const size_t plane = team.league_rank();
+  for_each_plane("pcnn::pool2d_forward", s,
+                 KOKKOS_LAMBDA(const Member& team, size_t plane) {
     const float* xi = x + plane * H * W;
     float* yo = y + plane * P * Q;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P), [&](int p) {
@@ -90,9 +97,8 @@ void pool_backward_tiling(bool is_max, const Pool2dShape& s, const float* x, con
                           float* dx) {
   const int P = s.P(), Q = s.Q(), H = s.H, W = s.W, window = s.window, stride = s.stride;
   const float inv_area = 1.f / float(window * window);
-  Kokkos::parallel_for("pcnn::pool2d_backward[tiling]", plane_policy(size_t(s.N) * s.C),
-                       KOKKOS_LAMBDA(const Member& team) {
-    const size_t plane = team.league_rank();
+  for_each_plane("pcnn::pool2d_backward[tiling]", s,
+                 KOKKOS_LAMBDA(const Member& team, size_t plane) {
     const float* xi = x + plane * H * W;
     float* dxi = dx + plane * H * W;
     const float* dyo = dy + plane * P * Q;
@@ -128,9 +134,8 @@ void pool_backward_tiling(bool is_max, const Pool2dShape& s, const float* x, con
 // Padded windows (clipped to the image, core/pool_math.hpp), any size: one output per lane.
 void pool_forward_clipped(bool is_max, const Pool2dShape& s, const float* x, float* y) {
   const int P = s.P(), Q = s.Q(), H = s.H, W = s.W;
-  Kokkos::parallel_for("pcnn::pool2d_forward[clipped]", plane_policy(size_t(s.N) * s.C),
-                       KOKKOS_LAMBDA(const Member& team) {
-    const size_t plane = team.league_rank();
+  for_each_plane("pcnn::pool2d_forward[clipped]", s,
+                 KOKKOS_LAMBDA(const Member& team, size_t plane) {
     const float* xi = x + plane * H * W;
     float* yo = y + plane * P * Q;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P), [&](int p) {
@@ -149,9 +154,8 @@ void pool_backward_gather(bool is_max, const Pool2dShape& s, const float* x, con
                           Activation act, float* dx) {
   const int P = s.P(), Q = s.Q(), H = s.H, W = s.W, window = s.window, stride = s.stride,
             pad = s.pad;
-  Kokkos::parallel_for("pcnn::pool2d_backward[gather]", plane_policy(size_t(s.N) * s.C),
-                       KOKKOS_LAMBDA(const Member& team) {
-    const size_t plane = team.league_rank();
+  for_each_plane("pcnn::pool2d_backward[gather]", s,
+                 KOKKOS_LAMBDA(const Member& team, size_t plane) {
     const float* xi = x + plane * H * W;
     const float* dyo = dy + plane * P * Q;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, H), [&](int h) {
@@ -160,19 +164,7 @@ void pool_backward_gather(bool is_max, const Pool2dShape& s, const float* x, con
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, W), [&](int w) {
         int q_lo, q_hi;
         windows_covering(w, window, stride, pad, Q, q_lo, q_hi);
-        float acc = 0.f;
-        for (int p = p_lo; p <= p_hi; ++p)
-          for (int q = q_lo; q <= q_hi; ++q) {
-            const float g = dyo[p * Q + q];
-            const PoolWindow b = pool_window(s, p, q);
-            if (is_max) {
-              int best;
-              pool_window_reduce(xi, W, b, true, best);
-              if (best == h * W + w) acc += g;
-            } else {
-              acc += g * (1.f / float(b.count()));
-            }
-          }
+        const float acc = pool_gather_grad(s, xi, dyo, is_max, h, w, p_lo, p_hi, q_lo, q_hi);
         dx[plane * H * W + h * W + w] =
             act == Activation::None ? acc : acc * activation_derivative(act, xi[h * W + w]);
       });
