@@ -1112,6 +1112,13 @@ void add_fused_conv(std::vector<OpCase>& t, int B) {
                     epilogue(Activation::ReLU, PoolKind::Max)});
   shapes.push_back({"wide", conv_shape(2, 3, 40, 40, 20, 5, 5, 1, 2),
                     epilogue(Activation::ReLU, PoolKind::Max)});
+  // Channel counts whose tiles the cuda backend's Tiled backward cannot hold (its GEMM path).
+  shapes.push_back({"16->32 channels", conv_shape(3, 16, 14, 14, 32, 5, 5, 1, 0),
+                    epilogue(Activation::ReLU, PoolKind::Max)});
+  shapes.push_back({"16->24 channels stride 2", conv_shape(2, 16, 11, 11, 24, 3, 3, 2, 1),
+                    epilogue(Activation::Tanh, PoolKind::None)});
+  shapes.push_back({"16->32 channels overlapping pool", conv_shape(2, 16, 12, 12, 32, 3, 3, 1, 1),
+                    epilogue(Activation::ReLU, PoolKind::Max, 3, 2)});
   for (const ConvShape& s : convs) shapes.push_back({s.name, s.s, ConvEpilogue{}});
   for (const Layer& l : shapes) {
     t.push_back(fused_forward(l.name, l.s, l.epi, false));

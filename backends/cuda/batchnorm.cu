@@ -1,6 +1,14 @@
-// Batch normalisation of the cuda backend (cudnn inherits it): block c reduces channel c (its
-// M = N*HW values in a grid-stride order fixed by the block size, then block_sum's fixed tree),
-// so results are the same every run; inference is one element-wise kernel.
+// Batch normalisation of the cuda backend (cudnn inherits it). A channel's statistics are summed
+// by several blocks at once (blockIdx.y: the channel, blockIdx.x: a fixed share of the images),
+// in double, each block's partial written to scratch; the last block of a channel to finish adds
+// the partials in block order and finishes the channel. So the grid fills the GPU whatever C is
+// (one block per channel left 130 of 132 SMs idle on a 16-channel layer: 2 ms at batch 1024, now
+// notes/tuning-cuda.md), and the sums do not depend on which block finished first: the same
+// result every run. The element-wise passes (normalise, input gradient) are kernels of their own.
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_check.hpp"
@@ -12,94 +20,143 @@ namespace cuda {
 
 namespace {
 
-constexpr int kBatchnormThreads = 512;
+constexpr int kThreads = 256;  // a multiple of 32: block_sum's warps are full
 
-// Where value j (0 <= j < N*HW) of channel c of an (N,C,HW) tensor lives.
-__device__ inline size_t channel_at(int j, int c, int C, int HW) {
-  return (size_t(j / HW) * C + c) * HW + size_t(j % HW);
+// How the images of a channel are shared out: enough blocks for ~4 per SM in all, but at least
+// ~2048 values a block so that a block's fixed costs stay small.
+int image_shares(int N, int C, int HW, int sm_count) {
+  const long long wanted = (4LL * sm_count + C - 1) / C;
+  const long long by_work = (static_cast<long long>(N) * HW + 2047) / 2048;
+  return int(std::max(1LL, std::min({wanted, by_work, static_cast<long long>(N)})));
 }
 
-// The block's sum, handed to every thread (block_sum leaves it in thread 0).
-__device__ inline double block_total(double v, double* red, double* shared_total) {
-  const double total = block_sum(v, red);
-  if (threadIdx.x == 0) *shared_total = total;
+// The images [first, last) of share k out of `shares` of N.
+__device__ inline void share_range(int N, int shares, int k, int* first, int* last) {
+  *first = int(static_cast<long long>(N) * k / shares);
+  *last = int(static_cast<long long>(N) * (k + 1) / shares);
+}
+
+// Calls f(offset) for every value of channel c in images [n0, n1) of an (N,C,HW) tensor, the
+// thread's values in rising order; consecutive threads read consecutive addresses.
+template <typename F>
+__device__ inline void for_channel_values(int n0, int n1, int c, int C, int HW, F f) {
+  const long long count = static_cast<long long>(n1 - n0) * HW;
+  const int step_n = kThreads / HW, step_hw = kThreads % HW;
+  int n = n0 + int(threadIdx.x) / HW, hw = int(threadIdx.x) % HW;
+  for (long long j = threadIdx.x; j < count; j += kThreads) {
+    f((static_cast<size_t>(n) * C + c) * HW + hw);
+    n += step_n;
+    hw += step_hw;
+    if (hw >= HW) { hw -= HW; ++n; }
+  }
+}
+
+// Block totals of two sums, valid in thread 0.
+__device__ inline void block_sums(double* a, double* b) {
+  __shared__ double red[kThreads / 32];
+  *a = block_sum(*a, red);
+  *b = block_sum(*b, red);  // block_sum syncs before reusing red
+}
+
+// Counts this block as done for channel c; true in every thread of the channel's last block,
+// which then sees every other block's partials. Resets the counter for the next launch.
+__device__ inline bool last_block_of_channel(unsigned* counter) {
+  __shared__ bool is_last;
+  if (threadIdx.x == 0) {
+    __threadfence();  // this block's partial is visible before the count says so
+    is_last = atomicAdd(counter, 1u) == gridDim.x - 1;
+    if (is_last) *counter = 0u;
+  }
   __syncthreads();
-  return *shared_total;
+  if (is_last) __threadfence();
+  return is_last;
 }
 
-// x (N,C,HW) -> y, save_mean, save_inv_std; running_mean, running_var updated. Block c: channel c.
-__global__ void batchnorm_forward_train_kernel_block(int N, int C, int HW, float eps,
-                                                     float momentum, const float* x,
-                                                     const float* gamma, const float* beta,
-                                                     float* y, float* save_mean,
-                                                     float* save_inv_std, float* running_mean,
-                                                     float* running_var) {
-  __shared__ double red[32];
-  __shared__ double shared_total;
-  const int c = blockIdx.x, M = N * HW;
-  double acc = 0;
-  for (int j = threadIdx.x; j < M; j += blockDim.x) acc += x[channel_at(j, c, C, HW)];
-  const float mean = float(block_total(acc, red, &shared_total) / M);
-  acc = 0;
-  for (int j = threadIdx.x; j < M; j += blockDim.x) {
-    const double d = double(x[channel_at(j, c, C, HW)]) - mean;
-    acc += d * d;
+// The partials of channel c, added in block order (thread 0).
+__device__ inline double2 channel_total(const double2* partial, int c) {
+  double2 t = make_double2(0.0, 0.0);
+  for (unsigned k = 0; k < gridDim.x; ++k) {
+    const double2 p = __ldcg(&partial[size_t(c) * gridDim.x + k]);  // L2, not a stale L1 line
+    t.x += p.x;
+    t.y += p.y;
   }
-  const float var = float(block_total(acc, red, &shared_total) / M);
-  const float inv_std = batchnorm_inv_std(var, eps);
-  const float g = gamma[c], b = beta[c];
-  for (int j = threadIdx.x; j < M; j += blockDim.x) {
-    const size_t at = channel_at(j, c, C, HW);
-    y[at] = batchnorm_normalize(x[at], mean, inv_std, g, b);
-  }
-  if (threadIdx.x == 0) {
-    batchnorm_keep_stats(c, mean, var, inv_std, M, momentum, save_mean, save_inv_std, running_mean,
-                         running_var);
-  }
+  return t;
 }
 
-// x (N,C,HW) -> y with the running statistics, element-wise
-__global__ void batchnorm_forward_infer_kernel_plain(size_t total, int C, int HW, float eps,
-                                                     const float* x, const float* gamma,
-                                                     const float* beta, const float* running_mean,
-                                                     const float* running_var, float* y) {
-  const size_t stride = size_t(gridDim.x) * blockDim.x;
-  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += stride) {
-    const int c = int((i / HW) % C);
-    y[i] = batchnorm_normalize(x[i], running_mean[c], batchnorm_inv_std(running_var[c], eps),
-                               gamma[c], beta[c]);
-  }
+// x (N,C,HW) -> save_mean, save_inv_std; running statistics moved. Sums of x and x^2 in double
+// (the variance from them loses nothing a float result could show at these magnitudes).
+__global__ void batchnorm_stats_kernel(int N, int C, int HW, float eps, float momentum,
+                                       const float* x, double2* partial, unsigned* counters,
+                                       float* save_mean, float* save_inv_std,
+                                       float* running_mean, float* running_var) {
+  const int c = blockIdx.y;
+  int n0, n1;
+  share_range(N, gridDim.x, blockIdx.x, &n0, &n1);
+  double sum = 0, squares = 0;
+  for_channel_values(n0, n1, c, C, HW, [&](size_t at) {
+    const double v = x[at];
+    sum += v;
+    squares += v * v;
+  });
+  block_sums(&sum, &squares);
+  if (threadIdx.x == 0) partial[size_t(c) * gridDim.x + blockIdx.x] = make_double2(sum, squares);
+  if (!last_block_of_channel(&counters[c]) || threadIdx.x != 0) return;
+  const double2 t = channel_total(partial, c);
+  const long long M = static_cast<long long>(N) * HW;
+  const double mean = t.x / double(M);
+  const float var = float(fmax(t.y / double(M) - mean * mean, 0.0));
+  batchnorm_keep_stats(c, float(mean), var, batchnorm_inv_std(var, eps), M, momentum, save_mean,
+                       save_inv_std, running_mean, running_var);
 }
 
-// x, dy (N,C,HW) -> dgamma, dbeta (C), dx unless nullptr. Block c: channel c.
-__global__ void batchnorm_backward_kernel_block(int N, int C, int HW, const float* x,
-                                                const float* dy, const float* gamma,
-                                                const float* save_mean, const float* save_inv_std,
-                                                float* dx, float* dgamma, float* dbeta) {
-  __shared__ double red[32];
-  __shared__ double shared_total;
-  const int c = blockIdx.x, M = N * HW;
+// x, dy (N,C,HW) -> dbeta = sum dy, dgamma = sum dy * xhat per channel.
+__global__ void batchnorm_grad_sums_kernel(int N, int C, int HW, const float* x, const float* dy,
+                                           const float* save_mean, const float* save_inv_std,
+                                           double2* partial, unsigned* counters, float* dgamma,
+                                           float* dbeta) {
+  const int c = blockIdx.y;
   const float mean = save_mean[c], inv_std = save_inv_std[c];
-  double acc_dy = 0, acc_dy_xhat = 0;
-  for (int j = threadIdx.x; j < M; j += blockDim.x) {
-    const size_t at = channel_at(j, c, C, HW);
-    acc_dy += dy[at];
-    acc_dy_xhat += double(dy[at]) * ((x[at] - mean) * inv_std);
+  int n0, n1;
+  share_range(N, gridDim.x, blockIdx.x, &n0, &n1);
+  double sum_dy = 0, sum_dy_xhat = 0;
+  for_channel_values(n0, n1, c, C, HW, [&](size_t at) {
+    const float g = dy[at];
+    sum_dy += g;
+    sum_dy_xhat += double(g) * ((x[at] - mean) * inv_std);
+  });
+  block_sums(&sum_dy, &sum_dy_xhat);
+  if (threadIdx.x == 0)
+    partial[size_t(c) * gridDim.x + blockIdx.x] = make_double2(sum_dy, sum_dy_xhat);
+  if (!last_block_of_channel(&counters[c]) || threadIdx.x != 0) return;
+  const double2 t = channel_total(partial, c);
+  dbeta[c] = float(t.x);
+  dgamma[c] = float(t.y);
+}
+
+// y = normalize(x) with per-channel statistics (batch ones in training, running ones in
+// inference: inv_std given, or computed from var when inv_std is nullptr).
+__global__ void batchnorm_apply_kernel(unsigned total, int C, int HW, float eps, const float* x,
+                                       const float* gamma, const float* beta, const float* mean,
+                                       const float* inv_std, const float* var, float* y) {
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < total;
+       i += gridDim.x * blockDim.x) {
+    const int c = int((i / unsigned(HW)) % unsigned(C));
+    const float s = inv_std ? inv_std[c] : batchnorm_inv_std(var[c], eps);
+    y[i] = batchnorm_normalize(x[i], mean[c], s, gamma[c], beta[c]);
   }
-  const double sum_dy = block_total(acc_dy, red, &shared_total);
-  __syncthreads();  // every thread has read shared_total before it is written again
-  const double sum_dy_xhat = block_total(acc_dy_xhat, red, &shared_total);
-  if (threadIdx.x == 0) {
-    dgamma[c] = float(sum_dy_xhat);
-    dbeta[c] = float(sum_dy);
-  }
-  if (dx == nullptr) return;
-  const float mean_dy = float(sum_dy / M), mean_dy_xhat = float(sum_dy_xhat / M);
-  const float g = gamma[c];
-  for (int j = threadIdx.x; j < M; j += blockDim.x) {
-    const size_t at = channel_at(j, c, C, HW);
-    dx[at] = batchnorm_input_grad(dy[at], (x[at] - mean) * inv_std, mean_dy, mean_dy_xhat, g,
-                                  inv_std);
+}
+
+// dx from dy, x and the channel sums (dbeta = sum dy, dgamma = sum dy * xhat).
+__global__ void batchnorm_input_grad_kernel(unsigned total, int C, int HW, float M,
+                                            const float* x, const float* dy, const float* gamma,
+                                            const float* save_mean, const float* save_inv_std,
+                                            const float* dgamma, const float* dbeta, float* dx) {
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < total;
+       i += gridDim.x * blockDim.x) {
+    const int c = int((i / unsigned(HW)) % unsigned(C));
+    const float inv_std = save_inv_std[c];
+    dx[i] = batchnorm_input_grad(dy[i], (x[i] - save_mean[c]) * inv_std, dbeta[c] / M,
+                                 dgamma[c] / M, gamma[c], inv_std);
   }
 }
 
@@ -107,16 +164,36 @@ __global__ void batchnorm_backward_kernel_block(int N, int C, int HW, const floa
 
 }  // namespace cuda
 
+namespace {
+
+// The element-wise kernels index with 32 bits.
+void check_batchnorm_size(size_t total) {
+  if (total > 0xffffffffu - 2u * 1024u * 1024u)
+    throw std::runtime_error("cuda batchnorm: tensor of " + std::to_string(total) +
+                             " values is larger than this kernel's 32-bit indexing");
+}
+
+}  // namespace
+
 void CudaBackend::batchnorm_forward_train(int N, int C, int HW, float eps, float momentum,
                                           const float* x, const float* gamma, const float* beta,
                                           float* y, float* save_mean, float* save_inv_std,
                                           float* running_mean, float* running_var) {
   ctx_.bind();
-  if (C == 0) return;
-  cuda::batchnorm_forward_train_kernel_block<<<C, cuda::kBatchnormThreads, 0, ctx_.stream()>>>(
-      N, C, HW, eps, momentum, x, gamma, beta, y, save_mean, save_inv_std, running_mean,
-      running_var);
-  PCNN_CUDA_CHECK_LAUNCH("batchnorm_forward_train_kernel_block");
+  const size_t total = size_t(N) * C * HW;
+  if (total == 0) return;
+  check_batchnorm_size(total);
+  const int shares = cuda::image_shares(N, C, HW, ctx_.sm_count());
+  // double2 partials in the float scratch (4 floats each); sized by the eager first step
+  auto* partial = reinterpret_cast<double2*>(ctx_.scratch(size_t(C) * shares * 4));
+  cuda::batchnorm_stats_kernel<<<dim3(shares, C), cuda::kThreads, 0, ctx_.stream()>>>(
+      N, C, HW, eps, momentum, x, partial, ctx_.counters(size_t(C)), save_mean, save_inv_std,
+      running_mean, running_var);
+  PCNN_CUDA_CHECK_LAUNCH("batchnorm_stats_kernel");
+  const int blocks = cuda::grid_for(total, cuda::kThreads, ctx_.sm_count());
+  cuda::batchnorm_apply_kernel<<<blocks, cuda::kThreads, 0, ctx_.stream()>>>(
+      unsigned(total), C, HW, eps, x, gamma, beta, save_mean, save_inv_std, nullptr, y);
+  PCNN_CUDA_CHECK_LAUNCH("batchnorm_apply_kernel");
 }
 
 void CudaBackend::batchnorm_forward_infer(int N, int C, int HW, float eps, const float* x,
@@ -126,11 +203,11 @@ void CudaBackend::batchnorm_forward_infer(int N, int C, int HW, float eps, const
   ctx_.bind();
   const size_t total = size_t(N) * C * HW;
   if (total == 0) return;
-  const int blocks = cuda::grid_for(total, cuda::kBatchnormThreads, ctx_.sm_count());
-  cuda::batchnorm_forward_infer_kernel_plain<<<blocks, cuda::kBatchnormThreads, 0,
-                                               ctx_.stream()>>>(total, C, HW, eps, x, gamma, beta,
-                                                                running_mean, running_var, y);
-  PCNN_CUDA_CHECK_LAUNCH("batchnorm_forward_infer_kernel_plain");
+  check_batchnorm_size(total);
+  const int blocks = cuda::grid_for(total, cuda::kThreads, ctx_.sm_count());
+  cuda::batchnorm_apply_kernel<<<blocks, cuda::kThreads, 0, ctx_.stream()>>>(
+      unsigned(total), C, HW, eps, x, gamma, beta, running_mean, nullptr, running_var, y);
+  PCNN_CUDA_CHECK_LAUNCH("batchnorm_apply_kernel");
 }
 
 void CudaBackend::batchnorm_backward(int N, int C, int HW, const float* x, const float* dy,
@@ -138,10 +215,20 @@ void CudaBackend::batchnorm_backward(int N, int C, int HW, const float* x, const
                                      const float* save_inv_std, float* dx, float* dgamma,
                                      float* dbeta) {
   ctx_.bind();
-  if (C == 0) return;
-  cuda::batchnorm_backward_kernel_block<<<C, cuda::kBatchnormThreads, 0, ctx_.stream()>>>(
-      N, C, HW, x, dy, gamma, save_mean, save_inv_std, dx, dgamma, dbeta);
-  PCNN_CUDA_CHECK_LAUNCH("batchnorm_backward_kernel_block");
+  const size_t total = size_t(N) * C * HW;
+  if (total == 0) return;
+  check_batchnorm_size(total);
+  const int shares = cuda::image_shares(N, C, HW, ctx_.sm_count());
+  auto* partial = reinterpret_cast<double2*>(ctx_.scratch(size_t(C) * shares * 4));
+  cuda::batchnorm_grad_sums_kernel<<<dim3(shares, C), cuda::kThreads, 0, ctx_.stream()>>>(
+      N, C, HW, x, dy, save_mean, save_inv_std, partial, ctx_.counters(size_t(C)), dgamma, dbeta);
+  PCNN_CUDA_CHECK_LAUNCH("batchnorm_grad_sums_kernel");
+  if (dx == nullptr) return;
+  const int blocks = cuda::grid_for(total, cuda::kThreads, ctx_.sm_count());
+  cuda::batchnorm_input_grad_kernel<<<blocks, cuda::kThreads, 0, ctx_.stream()>>>(
+      unsigned(total), C, HW, float(static_cast<long long>(N) * HW), x, dy, gamma, save_mean,
+      save_inv_std, dgamma, dbeta, dx);
+  PCNN_CUDA_CHECK_LAUNCH("batchnorm_input_grad_kernel");
 }
 
 }  // namespace pcnn

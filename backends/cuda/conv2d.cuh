@@ -27,7 +27,10 @@ struct ConvForwardPlan {
 //        and a tile of filters (the last block of each tile sums the chunks in a fixed order),
 //        the others compute dx for one image and a tile of channels. d(act_out) is computed
 //        on the fly from dy and act_out by every block that needs it.
-enum class ConvBwdVariant { Auto, Direct, Tiled };
+// Gemm: d(act_out) materialised, then [dw | db] and dx as implicit GEMMs on the dense tile
+//       engine (any shape; what Auto runs when Tiled does not fit, e.g. 16 -> 32 channels 5x5,
+//       whose shared-memory tiles Tiled cannot hold).
+enum class ConvBwdVariant { Auto, Direct, Tiled, Gemm };
 struct ConvBackwardPlan {
   ConvBwdVariant variant = ConvBwdVariant::Auto;
   int dw_k_tile = 0;  // filters per weight-gradient block (1, 2, 4, 6, 8 or 16)

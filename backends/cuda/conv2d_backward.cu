@@ -9,6 +9,7 @@
 #include "backends/cuda/conv2d.cuh"
 #include "backends/cuda/conv2d_common.cuh"
 #include "backends/cuda/cuda_check.hpp"
+#include "backends/cuda/gemm.cuh"
 
 namespace pcnn {
 
@@ -26,6 +27,17 @@ constexpr int kDwKTiles[] = {1, 2, 4, 6, 8, 16};  // instantiated filter tiles o
 constexpr int kMaxTailFloats = 32768;  // most chunk sums one last block may have to add up
 
 // ---- direct fallbacks (any shape) -----------------------------------------------------
+
+// dy, act_out -> dact (N,K,P,Q) = d(act_out), for the GEMM path
+__global__ void conv2d_dact_kernel(Conv2dShape s, DactSource d, float* dact) {
+  const int P = s.P(), Q = s.Q();
+  const size_t total = size_t(s.N) * s.K * P * Q, stride = size_t(gridDim.x) * blockDim.x;
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += stride) {
+    const int q = int(i % Q), p = int((i / Q) % P), k = int((i / (size_t(P) * Q)) % s.K);
+    dact[i] = dact_at(s, d, int(i / (size_t(P) * Q * s.K)), k, p, q);
+  }
+}
+
 
 // dact (N,K,P,Q) on the fly, w (K,C,R,S) -> dx (N,C,H,W); one thread per dx element
 __global__ void conv2d_backward_data_kernel_direct(Conv2dShape s, DactSource d, const float* w,
@@ -522,7 +534,7 @@ bool dact_foldable(const ConvEpilogue& epi) {
 
 bool conv2d_backward_supported(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
                                bool want_dx, const ConvBackwardPlan& plan) {
-  if (plan.variant == ConvBwdVariant::Direct || plan.variant == ConvBwdVariant::Auto) return true;
+  if (plan.variant != ConvBwdVariant::Tiled) return true;
   return dact_foldable(epi) && plan_fused(ctx, s, true, want_dx, plan).ok;
 }
 
@@ -538,19 +550,17 @@ void conv2d_fused_backward(CudaBackend& be, const Conv2dShape& s, const ConvEpil
   }
   CudaContext& ctx = be.context();
   DactSource d{dy, act_out, epi.act, epi.pool, epi.pool_window};
+  const float* dact = nullptr;  // d(act_out) in memory, once something has materialised it
   if (!dact_foldable(epi)) {
-    // Overlapping windows: materialise d(act_out) first (pool backward, then the activation).
-    float* tmp = dact_scratch ? dact_scratch : ctx.scratch(s.y_size());
+    // Overlapping windows: materialise d(act_out) first (pool backward, then the activation),
+    // outside scratch(), which the fused and GEMM paths use for their partial sums.
+    float* tmp = dact_scratch ? dact_scratch : ctx.scratch_aux(s.y_size());
     be.pool2d_backward(epi.pool, pooled_shape(s, epi), act_out, dy, tmp);
     if (epi.act != Activation::None) be.activation_backward(epi.act, s.y_size(), act_out, tmp, tmp);
     d = DactSource{tmp, nullptr, Activation::None, PoolKind::None, 1};
-    if (!dact_scratch) {
-      // The fused path would reuse the same scratch for its chunk sums: stay direct.
-      run_direct(ctx, s, d, x, w, dx, dw, db);
-      return;
-    }
+    dact = tmp;
   }
-  if (plan.variant != ConvBwdVariant::Direct) {
+  if (plan.variant == ConvBwdVariant::Auto || plan.variant == ConvBwdVariant::Tiled) {
     const FusedPlan f = plan_fused(ctx, s, want_dw, dx != nullptr, plan);
     if (f.ok) {
       run_fused(ctx, f, s, d, x, w, dx, dw, db);
@@ -559,7 +569,22 @@ void conv2d_fused_backward(CudaBackend& be, const Conv2dShape& s, const ConvEpil
     PCNN_CHECK(plan.variant == ConvBwdVariant::Auto,
                "cuda conv2d backward: the Tiled variant does not fit this shape");
   }
-  run_direct(ctx, s, d, x, w, dx, dw, db);
+  if (plan.variant == ConvBwdVariant::Direct) {
+    run_direct(ctx, s, d, x, w, dx, dw, db);
+    return;
+  }
+  if (!dact) {
+    if (d.pool == PoolKind::None && d.act == Activation::None) {
+      dact = dy;
+    } else {
+      float* buf = ctx.scratch_aux(s.y_size());
+      conv2d_dact_kernel<<<grid_for(s.y_size(), 256, ctx.sm_count()), 256, 0, ctx.stream()>>>(
+          s, d, buf);
+      PCNN_CUDA_CHECK_LAUNCH("conv2d_dact_kernel");
+      dact = buf;
+    }
+  }
+  conv2d_backward_gemm(ctx, s, dact, x, w, dx, dw, db);
 }
 
 }  // namespace cuda

@@ -145,6 +145,10 @@ float* CudaContext::scratch(size_t floats) {
   return static_cast<float*>(scratch_.ensure(floats * sizeof(float), floats / 2 * sizeof(float)));
 }
 
+float* CudaContext::scratch_aux(size_t floats) {
+  return static_cast<float*>(scratch_aux_.ensure(floats * sizeof(float), floats / 2 * sizeof(float)));
+}
+
 unsigned* CudaContext::counters(size_t count) {
   PCNN_CHECK(count <= kCounters, "cuda backend: " << count << " reduction counters asked for, "
                                                   << kCounters << " exist");

@@ -50,6 +50,9 @@ class CudaContext {
   // At least `floats` floats of device scratch for the cuda kernels, contents undefined; grows by
   // half again so a slightly larger request does not allocate again.
   float* scratch(size_t floats);
+  // A second such buffer, for an operand one op materialises and then hands to kernels that use
+  // scratch() themselves (the convolution backward's d(act_out) before its split-K GEMMs).
+  float* scratch_aux(size_t floats);
 
   // `count` unsigned counters, zero on entry to every kernel: kernels that use them to find the
   // last block of a reduction put them back to zero before they finish. count <= kCounters.
@@ -73,6 +76,7 @@ class CudaContext {
   cudaGraphExec_t graph_ = nullptr;
   std::vector<void*> retired_;  // outgrown scratch the graph may still point into
   ScratchBuffer scratch_{*this, "the cuda kernels' scratch"};
+  ScratchBuffer scratch_aux_{*this, "the cuda kernels' second scratch"};
 };
 
 }  // namespace pcnn::cuda

@@ -37,6 +37,7 @@ std::vector<std::pair<std::string, cuda::ConvBackwardPlan>> backward_plans(bool 
   std::vector<std::pair<std::string, cuda::ConvBackwardPlan>> v;
   v.push_back({"direct", {cuda::ConvBwdVariant::Direct, 0, 0, 0}});
   v.push_back({"tiled auto", {cuda::ConvBwdVariant::Tiled, 0, 0, 0}});
+  v.push_back({"gemm", {cuda::ConvBwdVariant::Gemm, 0, 0, 0}});
   for (int kt : {1, 2, 4, 6, 8, 16}) {
     v.push_back({"tiled kt" + std::to_string(kt), {cuda::ConvBwdVariant::Tiled, kt, 0, 0}});
     if (!all && kt != 6 && kt != 16)
