@@ -11,44 +11,42 @@
 
 namespace pcnn {
 
-template <Activation A>
-PCNN_HD inline float activate(float x) {
-  (void)x;
+// One column of the table's row A: f of the input (Derivative false) or df of the output
+// (Derivative true). The table's expressions name the input x and the output y.
+template <Activation A, bool Derivative>
+PCNN_HD inline float activation_table(float v) {
+  const float x = v, y = v;
+  (void)x, (void)y;
 #define PCNN_ACT_ROW(e, name, desc, init, f, df) \
-  if constexpr (A == Activation::e) return f;
+  if constexpr (A == Activation::e) {            \
+    if constexpr (Derivative) return df;         \
+    else return f;                               \
+  }
   PCNN_ACTIVATIONS(PCNN_ACT_ROW)
 #undef PCNN_ACT_ROW
-  return x;
+  return Derivative ? 1.f : v;
 }
 
-template <Activation A>
-PCNN_HD inline float activation_derivative(float y) {
-  (void)y;
-#define PCNN_ACT_ROW(e, name, desc, init, f, df) \
-  if constexpr (A == Activation::e) return df;
-  PCNN_ACTIVATIONS(PCNN_ACT_ROW)
-#undef PCNN_ACT_ROW
-  return 1.f;
-}
-
-PCNN_HD inline float activate(Activation act, float x) {
+// The same for an activation known at run time.
+template <bool Derivative>
+PCNN_HD inline float activation_table(Activation act, float v) {
   switch (act) {
 #define PCNN_ACT_ROW(e, name, desc, init, f, df) \
-  case Activation::e: return f;
+  case Activation::e: return activation_table<Activation::e, Derivative>(v);
     PCNN_ACTIVATIONS(PCNN_ACT_ROW)
 #undef PCNN_ACT_ROW
   }
-  return x;
+  return Derivative ? 1.f : v;
 }
 
+template <Activation A>
+PCNN_HD inline float activate(float x) { return activation_table<A, false>(x); }
+template <Activation A>
+PCNN_HD inline float activation_derivative(float y) { return activation_table<A, true>(y); }
+
+PCNN_HD inline float activate(Activation act, float x) { return activation_table<false>(act, x); }
 PCNN_HD inline float activation_derivative(Activation act, float y) {
-  switch (act) {
-#define PCNN_ACT_ROW(e, name, desc, init, f, df) \
-  case Activation::e: return df;
-    PCNN_ACTIVATIONS(PCNN_ACT_ROW)
-#undef PCNN_ACT_ROW
-  }
-  return 1.f;
+  return activation_table<true>(act, y);
 }
 
 }  // namespace pcnn

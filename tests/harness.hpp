@@ -1,6 +1,7 @@
 // The doctest side of the harness: the backend under test (chosen with --backend on the command
-// line) and the serial reference, device round trips, and check_close, which reports a mismatch
-// with the backend, the case and the first mismatching indices (tests/compare.hpp judges).
+// line) and the serial reference, device round trips, check_close, which reports a mismatch
+// with the backend, the case and the first mismatching indices (tests/compare.hpp judges), and
+// train_run, the short whole-model training run that the model tests compare across backends.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -45,5 +46,22 @@ void check_same_fields(const std::string& what, const T& a, const T& b, F T::*..
 // The tests' short training runs: Adam with this batch, seed and learning rate; the rest as
 // TrainConfig has it.
 TrainConfig adam_config(int batch, uint32_t seed, float lr);
+
+// What a whole-model training run leaves, for comparing a backend's run with serial's.
+struct TrainedRun {
+  std::vector<double> train_losses;  // per epoch
+  std::vector<double> eval_losses;   // per epoch, after its training (inference mode)
+  std::vector<float> params, state;  // after the last epoch
+};
+
+// Trains a model of `spec` (weights from model_seed, batches of cfg.batch) on `data` for `epochs`
+// epochs, inputs normalised by {0.2, 3}, evaluating on `data` after each.
+TrainedRun train_run(Backend& be, const ModelSpec& spec, uint64_t model_seed, const Dataset& data,
+                     const TrainConfig& cfg, int epochs);
+
+// Checks a backend's run against serial's: each epoch's training and evaluation loss within `tol`
+// relative (+ 1e-5 absolute), the parameters and the state (running statistics) by check_close.
+void check_run_close(const std::string& what, const TrainedRun& got, const TrainedRun& want,
+                     double tol);
 
 }  // namespace pcnn::test

@@ -2,29 +2,18 @@
 // folder and evaluated.
 //   define_network DATA_DIR [LIMIT] [BACKEND]
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include <pcnn/pcnn.hpp>
 
-// A whole decimal number of at least 1, or -1.
-int to_int(const char* text) {
-  char* end = nullptr;
-  const long v = std::strtol(text, &end, 10);
-  return end != text && *end == '\0' && v >= 1 && v <= 1000000000 ? int(v) : -1;
-}
+#include "../example_args.hpp"
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s DATA_DIR [LIMIT] [BACKEND]\n", argv[0]);
+  int limit = 2000;          // training images (and as many test images) to read
+  const char* backend = "";  // "": the fastest one usable here
+  if (!example::read_count_and_backend(argc, argv, 1, "DATA_DIR [LIMIT] [BACKEND]", "LIMIT", limit,
+                                       backend))
     return 2;
-  }
-  const int limit = argc > 2 ? to_int(argv[2]) : 2000;
-  if (limit < 0) {
-    std::fprintf(stderr, "define_network: LIMIT must be a whole number >= 1, got '%s'\n", argv[2]);
-    return 2;
-  }
-  const char* backend = argc > 3 ? argv[3] : "";
   try {
     // 28x28 -> conv 3x3 x8 (pad 1) -> maxpool 2 -> conv 3x3 x16 -> maxpool 2 -> 64 -> 10
     const pcnn::ModelSpec spec = pcnn::api::NetworkBuilder("small_cnn", 1, 28, 28)

@@ -2,29 +2,18 @@
 //   predict MODEL_FILE IMAGES_IDX [COUNT] [BACKEND]
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include <pcnn/pcnn.hpp>
 
-// A whole decimal number of at least 1, or -1.
-int to_int(const char* text) {
-  char* end = nullptr;
-  const long v = std::strtol(text, &end, 10);
-  return end != text && *end == '\0' && v >= 1 && v <= 1000000000 ? int(v) : -1;
-}
+#include "../example_args.hpp"
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: %s MODEL_FILE IMAGES_IDX [COUNT] [BACKEND]\n", argv[0]);
+  int shown = 10;            // predictions to print
+  const char* backend = "";  // "": the fastest one usable here
+  if (!example::read_count_and_backend(argc, argv, 2, "MODEL_FILE IMAGES_IDX [COUNT] [BACKEND]",
+                                       "COUNT", shown, backend))
     return 2;
-  }
-  const int shown = argc > 3 ? to_int(argv[3]) : 10;
-  if (shown < 0) {
-    std::fprintf(stderr, "predict: COUNT must be a whole number >= 1, got '%s'\n", argv[3]);
-    return 2;
-  }
-  const char* backend = argc > 4 ? argv[4] : "";
   try {
     pcnn::api::Network net = pcnn::api::Network::load(argv[1], backend);
     const pcnn::Dataset images = pcnn::api::read_images(argv[2]);

@@ -1,17 +1,11 @@
 // Trains LeNet-5 on an MNIST-format folder, printing progress, and saves the model.
 //   train DATA_DIR [--epochs N] [--limit N] [--backend NAME] [--save FILE]
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include <pcnn/pcnn.hpp>
 
-// A whole decimal number of at least `least`, or -1.
-int to_int(const std::string& text, int least) {
-  char* end = nullptr;
-  const long v = std::strtol(text.c_str(), &end, 10);
-  return !text.empty() && *end == '\0' && v >= least && v <= 1000000000 ? int(v) : -1;
-}
+#include "../example_args.hpp"
 
 int main(int argc, char** argv) {
   if (argc < 2 || argv[1][0] == '-') {
@@ -23,8 +17,8 @@ int main(int argc, char** argv) {
   int epochs = 2, limit = 0;
   for (int i = 2; i < argc; i += 2) {
     const std::string key = argv[i], value = i + 1 < argc ? argv[i + 1] : "";
-    if (key == "--epochs") epochs = to_int(value, 1);
-    else if (key == "--limit") limit = to_int(value, 0);
+    if (key == "--epochs") epochs = example::to_int(value, 1);
+    else if (key == "--limit") limit = example::to_int(value, 0);
     else if (key == "--backend") backend = value;
     else if (key == "--save") save = value;
     else { std::fprintf(stderr, "train: unknown option '%s'\n", key.c_str()); return 2; }

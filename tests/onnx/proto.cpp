@@ -91,8 +91,7 @@ Tensor read_tensor(const uint8_t* data, size_t size, const std::string& what) {
 
 Attribute read_attribute(const Field& msg, const std::string& what) {
   Attribute a;
-  WireReader r(msg.data, msg.size, what);
-  for (Field f; r.next(f);) {
+  for_each_field(msg, what, [&](const Field& f) {
     switch (f.number) {
       case 1: a.name = f.bytes(); break;                            // name
       case 2: a.f = f.as_float(); break;                            // f
@@ -103,14 +102,13 @@ Attribute read_attribute(const Field& msg, const std::string& what) {
       case 20: a.kind = int(f.value); break;                        // type
       default: break;  // t, g, strings, tensors, graphs: no mapped operator reads them
     }
-  }
+  });
   return a;
 }
 
 Node read_node(const Field& msg, const std::string& what) {
   Node n;
-  WireReader r(msg.data, msg.size, what);
-  for (Field f; r.next(f);) {
+  for_each_field(msg, what, [&](const Field& f) {
     switch (f.number) {
       case 1: n.inputs.push_back(f.bytes()); break;   // input
       case 2: n.outputs.push_back(f.bytes()); break;  // output
@@ -119,7 +117,7 @@ Node read_node(const Field& msg, const std::string& what) {
       case 7: n.domain = f.bytes(); break;  // domain
       default: break;
     }
-  }
+  });
   return n;
 }
 
@@ -132,26 +130,24 @@ std::string value_info_name(const Field& msg, const std::string& what) {
 }
 
 void read_graph(const Field& msg, Model& m, const std::string& what) {
-  WireReader r(msg.data, msg.size, what);
-  for (Field f; r.next(f);) {
+  for_each_field(msg, what, [&](const Field& f) {
     switch (f.number) {
       case 1: m.nodes.push_back(read_node(f, what + " (node)")); break;  // node
       case 11: m.inputs.push_back(value_info_name(f, what)); break;      // input
       case 12: m.outputs.push_back(value_info_name(f, what)); break;     // output
       default: break;
     }
-  }
+  });
 }
 
 // OperatorSetIdProto: domain (1), version (2).
 void read_opset(const Field& msg, Model& m, const std::string& what) {
   std::string domain;
   int64_t version = 0;
-  WireReader r(msg.data, msg.size, what);
-  for (Field f; r.next(f);) {
+  for_each_field(msg, what, [&](const Field& f) {
     if (f.number == 1) domain = f.bytes();
     if (f.number == 2) version = f.as_int64();
-  }
+  });
   if (domain.empty() || domain == "ai.onnx") m.opset = version;
 }
 

@@ -47,6 +47,13 @@ class WireReader {
   std::string what_;
 };
 
+// Hands each field of the message that the Bytes field `msg` holds to on_field, in order.
+template <class F>
+void for_each_field(const Field& msg, const std::string& what, F&& on_field) {
+  WireReader r(msg.data, msg.size, what);
+  for (Field f; r.next(f);) on_field(f);
+}
+
 // Decodes one varint at p (advancing it); throws when it runs past end or past 10 bytes.
 uint64_t read_varint(const uint8_t*& p, const uint8_t* end, const std::string& what);
 
