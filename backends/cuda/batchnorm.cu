@@ -83,30 +83,45 @@ __device__ inline double2 channel_total(const double2* partial, int c) {
   return t;
 }
 
+// Two sums over channel blockIdx.y's values in this block's share of the images, term(at)
+// giving a value's pair of terms; true in thread 0 of the channel's last block, with the
+// channel's totals (partials added in block order) in *total.
+template <typename Term>
+__device__ bool channel_sums(int N, int C, int HW, Term term, double2* partial,
+                             unsigned* counters, double2* total) {
+  const int c = blockIdx.y;
+  int n0, n1;
+  share_range(N, gridDim.x, blockIdx.x, &n0, &n1);
+  double a = 0, b = 0;
+  for_channel_values(n0, n1, c, C, HW, [&](size_t at) {
+    const double2 t = term(at);
+    a += t.x;
+    b += t.y;
+  });
+  block_sums(&a, &b);
+  if (threadIdx.x == 0) partial[size_t(c) * gridDim.x + blockIdx.x] = make_double2(a, b);
+  if (!last_block_of_channel(&counters[c]) || threadIdx.x != 0) return false;
+  *total = channel_total(partial, c);
+  return true;
+}
+
 // x (N,C,HW) -> save_mean, save_inv_std; running statistics moved. Sums of x and x^2 in double
 // (the variance from them loses nothing a float result could show at these magnitudes).
 __global__ void batchnorm_stats_kernel(int N, int C, int HW, float eps, float momentum,
                                        const float* x, double2* partial, unsigned* counters,
                                        float* save_mean, float* save_inv_std,
                                        float* running_mean, float* running_var) {
-  const int c = blockIdx.y;
-  int n0, n1;
-  share_range(N, gridDim.x, blockIdx.x, &n0, &n1);
-  double sum = 0, squares = 0;
-  for_channel_values(n0, n1, c, C, HW, [&](size_t at) {
+  double2 t;
+  const auto term = [&](size_t at) {
     const double v = x[at];
-    sum += v;
-    squares += v * v;
-  });
-  block_sums(&sum, &squares);
-  if (threadIdx.x == 0) partial[size_t(c) * gridDim.x + blockIdx.x] = make_double2(sum, squares);
-  if (!last_block_of_channel(&counters[c]) || threadIdx.x != 0) return;
-  const double2 t = channel_total(partial, c);
+    return make_double2(v, v * v);
+  };
+  if (!channel_sums(N, C, HW, term, partial, counters, &t)) return;
   const long long M = static_cast<long long>(N) * HW;
   const double mean = t.x / double(M);
   const float var = float(fmax(t.y / double(M) - mean * mean, 0.0));
-  batchnorm_keep_stats(c, float(mean), var, batchnorm_inv_std(var, eps), M, momentum, save_mean,
-                       save_inv_std, running_mean, running_var);
+  batchnorm_keep_stats(int(blockIdx.y), float(mean), var, batchnorm_inv_std(var, eps), M,
+                       momentum, save_mean, save_inv_std, running_mean, running_var);
 }
 
 // x, dy (N,C,HW) -> dbeta = sum dy, dgamma = sum dy * xhat per channel.
@@ -116,19 +131,12 @@ __global__ void batchnorm_grad_sums_kernel(int N, int C, int HW, const float* x,
                                            float* dbeta) {
   const int c = blockIdx.y;
   const float mean = save_mean[c], inv_std = save_inv_std[c];
-  int n0, n1;
-  share_range(N, gridDim.x, blockIdx.x, &n0, &n1);
-  double sum_dy = 0, sum_dy_xhat = 0;
-  for_channel_values(n0, n1, c, C, HW, [&](size_t at) {
+  double2 t;
+  const auto term = [&](size_t at) {
     const float g = dy[at];
-    sum_dy += g;
-    sum_dy_xhat += double(g) * ((x[at] - mean) * inv_std);
-  });
-  block_sums(&sum_dy, &sum_dy_xhat);
-  if (threadIdx.x == 0)
-    partial[size_t(c) * gridDim.x + blockIdx.x] = make_double2(sum_dy, sum_dy_xhat);
-  if (!last_block_of_channel(&counters[c]) || threadIdx.x != 0) return;
-  const double2 t = channel_total(partial, c);
+    return make_double2(g, double(g) * ((x[at] - mean) * inv_std));
+  };
+  if (!channel_sums(N, C, HW, term, partial, counters, &t)) return;
   dbeta[c] = float(t.x);
   dgamma[c] = float(t.y);
 }
@@ -166,11 +174,32 @@ __global__ void batchnorm_input_grad_kernel(unsigned total, int C, int HW, float
 
 namespace {
 
-// The element-wise kernels index with 32 bits.
-void check_batchnorm_size(size_t total) {
+// The launch shapes of one batch-norm op: per-channel sums over `shares` blocks a channel (their
+// double2 partials in the float scratch, 4 floats each, sized by the eager first step; a counter
+// per channel) and a grid-stride element-wise pass (32-bit indices).
+struct BatchnormLaunch {
+  dim3 sums;
+  double2* partial = nullptr;
+  unsigned* counters = nullptr;
+  int elementwise_blocks = 0;
+  unsigned total = 0;
+};
+
+BatchnormLaunch batchnorm_launch(cuda::CudaContext& ctx, int N, int C, int HW, bool sums) {
+  const size_t total = size_t(N) * C * HW;
   if (total > 0xffffffffu - 2u * 1024u * 1024u)
     throw std::runtime_error("cuda batchnorm: tensor of " + std::to_string(total) +
                              " values is larger than this kernel's 32-bit indexing");
+  BatchnormLaunch l;
+  l.total = unsigned(total);
+  l.elementwise_blocks = cuda::grid_for(total, cuda::kThreads, ctx.sm_count());
+  if (sums) {
+    const int shares = cuda::image_shares(N, C, HW, ctx.sm_count());
+    l.sums = dim3(shares, C);
+    l.partial = reinterpret_cast<double2*>(ctx.scratch(size_t(C) * shares * 4));
+    l.counters = ctx.counters(size_t(C));
+  }
+  return l;
 }
 
 }  // namespace
@@ -180,19 +209,14 @@ void CudaBackend::batchnorm_forward_train(int N, int C, int HW, float eps, float
                                           float* y, float* save_mean, float* save_inv_std,
                                           float* running_mean, float* running_var) {
   ctx_.bind();
-  const size_t total = size_t(N) * C * HW;
-  if (total == 0) return;
-  check_batchnorm_size(total);
-  const int shares = cuda::image_shares(N, C, HW, ctx_.sm_count());
-  // double2 partials in the float scratch (4 floats each); sized by the eager first step
-  auto* partial = reinterpret_cast<double2*>(ctx_.scratch(size_t(C) * shares * 4));
-  cuda::batchnorm_stats_kernel<<<dim3(shares, C), cuda::kThreads, 0, ctx_.stream()>>>(
-      N, C, HW, eps, momentum, x, partial, ctx_.counters(size_t(C)), save_mean, save_inv_std,
-      running_mean, running_var);
+  if (size_t(N) * C * HW == 0) return;
+  const BatchnormLaunch l = batchnorm_launch(ctx_, N, C, HW, true);
+  cuda::batchnorm_stats_kernel<<<l.sums, cuda::kThreads, 0, ctx_.stream()>>>(
+      N, C, HW, eps, momentum, x, l.partial, l.counters, save_mean, save_inv_std, running_mean,
+      running_var);
   PCNN_CUDA_CHECK_LAUNCH("batchnorm_stats_kernel");
-  const int blocks = cuda::grid_for(total, cuda::kThreads, ctx_.sm_count());
-  cuda::batchnorm_apply_kernel<<<blocks, cuda::kThreads, 0, ctx_.stream()>>>(
-      unsigned(total), C, HW, eps, x, gamma, beta, save_mean, save_inv_std, nullptr, y);
+  cuda::batchnorm_apply_kernel<<<l.elementwise_blocks, cuda::kThreads, 0, ctx_.stream()>>>(
+      l.total, C, HW, eps, x, gamma, beta, save_mean, save_inv_std, nullptr, y);
   PCNN_CUDA_CHECK_LAUNCH("batchnorm_apply_kernel");
 }
 
@@ -201,12 +225,10 @@ void CudaBackend::batchnorm_forward_infer(int N, int C, int HW, float eps, const
                                           const float* running_mean, const float* running_var,
                                           float* y) {
   ctx_.bind();
-  const size_t total = size_t(N) * C * HW;
-  if (total == 0) return;
-  check_batchnorm_size(total);
-  const int blocks = cuda::grid_for(total, cuda::kThreads, ctx_.sm_count());
-  cuda::batchnorm_apply_kernel<<<blocks, cuda::kThreads, 0, ctx_.stream()>>>(
-      unsigned(total), C, HW, eps, x, gamma, beta, running_mean, nullptr, running_var, y);
+  if (size_t(N) * C * HW == 0) return;
+  const BatchnormLaunch l = batchnorm_launch(ctx_, N, C, HW, false);
+  cuda::batchnorm_apply_kernel<<<l.elementwise_blocks, cuda::kThreads, 0, ctx_.stream()>>>(
+      l.total, C, HW, eps, x, gamma, beta, running_mean, nullptr, running_var, y);
   PCNN_CUDA_CHECK_LAUNCH("batchnorm_apply_kernel");
 }
 
@@ -215,18 +237,14 @@ void CudaBackend::batchnorm_backward(int N, int C, int HW, const float* x, const
                                      const float* save_inv_std, float* dx, float* dgamma,
                                      float* dbeta) {
   ctx_.bind();
-  const size_t total = size_t(N) * C * HW;
-  if (total == 0) return;
-  check_batchnorm_size(total);
-  const int shares = cuda::image_shares(N, C, HW, ctx_.sm_count());
-  auto* partial = reinterpret_cast<double2*>(ctx_.scratch(size_t(C) * shares * 4));
-  cuda::batchnorm_grad_sums_kernel<<<dim3(shares, C), cuda::kThreads, 0, ctx_.stream()>>>(
-      N, C, HW, x, dy, save_mean, save_inv_std, partial, ctx_.counters(size_t(C)), dgamma, dbeta);
+  if (size_t(N) * C * HW == 0) return;
+  const BatchnormLaunch l = batchnorm_launch(ctx_, N, C, HW, true);
+  cuda::batchnorm_grad_sums_kernel<<<l.sums, cuda::kThreads, 0, ctx_.stream()>>>(
+      N, C, HW, x, dy, save_mean, save_inv_std, l.partial, l.counters, dgamma, dbeta);
   PCNN_CUDA_CHECK_LAUNCH("batchnorm_grad_sums_kernel");
   if (dx == nullptr) return;
-  const int blocks = cuda::grid_for(total, cuda::kThreads, ctx_.sm_count());
-  cuda::batchnorm_input_grad_kernel<<<blocks, cuda::kThreads, 0, ctx_.stream()>>>(
-      unsigned(total), C, HW, float(static_cast<long long>(N) * HW), x, dy, gamma, save_mean,
+  cuda::batchnorm_input_grad_kernel<<<l.elementwise_blocks, cuda::kThreads, 0, ctx_.stream()>>>(
+      l.total, C, HW, float(static_cast<long long>(N) * HW), x, dy, gamma, save_mean,
       save_inv_std, dgamma, dbeta, dx);
   PCNN_CUDA_CHECK_LAUNCH("batchnorm_input_grad_kernel");
 }
