@@ -15,7 +15,9 @@ namespace pcnn::cuda {
 // Tiled: a block stages one whole (padded) input image and a tile of filters in shared memory.
 // Ring: a block walks down the output rows keeping only the input rows still needed in a
 //       circular shared-memory buffer, exchanging stride*pool rows per step (cp.async).
-enum class ConvFwdVariant { Auto, Direct, Tiled, Ring };
+// Gemm: an implicit GEMM on the dense tile engine writes act_out, pooling runs after it (any
+//       shape; what Auto runs when neither Tiled nor Ring fits).
+enum class ConvFwdVariant { Auto, Direct, Tiled, Ring, Gemm };
 struct ConvForwardPlan {
   ConvFwdVariant variant = ConvFwdVariant::Auto;
   int k_per_thread = 0;  // filters each thread computes (1, 2 or 4)

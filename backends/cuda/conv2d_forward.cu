@@ -6,6 +6,7 @@
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/conv2d.cuh"
 #include "backends/cuda/cuda_check.hpp"
+#include "backends/cuda/gemm.cuh"
 #include "core/activation_math.hpp"
 
 namespace pcnn {
@@ -317,7 +318,7 @@ int pick_kpt(CudaContext&, const Conv2dShape& s, int npos) {
 Choice choose(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
               const ConvForwardPlan& plan, ConvFwdVariant variant) {
   Choice ch{variant, 1, 1, 0, 1, 0};
-  if (variant == ConvFwdVariant::Direct) return ch;
+  if (variant == ConvFwdVariant::Direct || variant == ConvFwdVariant::Gemm) return ch;
   ch.pw = (epi.pool != PoolKind::None && pool_fusable(s, epi)) ? 2 : 1;
   const int npos = (s.P() / ch.pw) * (s.Q() / ch.pw);
   ch.kpt = plan.k_per_thread ? plan.k_per_thread : pick_kpt(ctx, s, npos);
@@ -340,7 +341,7 @@ Choice choose(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
 }
 
 bool fits(const Choice& ch) {
-  return ch.variant == ConvFwdVariant::Direct ||
+  return ch.variant == ConvFwdVariant::Direct || ch.variant == ConvFwdVariant::Gemm ||
          (ch.smem_floats <= kMaxSmemFloats && (ch.kpt == 1 || ch.kpt == 2 || ch.kpt == 4));
 }
 
@@ -357,7 +358,7 @@ Choice resolve(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
   if (ring_pays && fits(ring)) return ring;
   if (fits(tiled)) return tiled;
   if (fits(ring)) return ring;
-  return choose(ctx, s, epi, plan, ConvFwdVariant::Direct);
+  return choose(ctx, s, epi, plan, ConvFwdVariant::Gemm);
 }
 
 template <int KPT, int PW, int RS>
@@ -413,7 +414,10 @@ void conv2d_fused_forward(CudaBackend& be, const Conv2dShape& s, const ConvEpilo
   const bool writes_y = epi.pool == PoolKind::None || pooled_inside;
   const FwdOut o{b, epi.act, pooled_inside ? epi.pool : PoolKind::None, act_out,
                  writes_y ? y : act_out};
-  if (ch.variant == ConvFwdVariant::Direct) {
+  if (ch.variant == ConvFwdVariant::Gemm) {
+    conv2d_forward_gemm(ctx, s, epi.act, x, w, b, act_out);  // pooled below, if at all
+    if (epi.pool == PoolKind::None) be.copy(y, act_out, s.y_size() * sizeof(float));
+  } else if (ch.variant == ConvFwdVariant::Direct) {
     const int threads = 256;
     conv2d_forward_kernel_direct<<<grid_for(s.y_size(), threads, ctx.sm_count()), threads, 0,
                                    ctx.stream()>>>(s, x, w, o);

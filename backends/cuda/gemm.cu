@@ -111,6 +111,33 @@ struct LinearDataGradProblem {
 // Convolution backward as implicit GEMMs (conv2d_backward_gemm): operands gathered from the
 // tensors where the product reads them, nothing unfolded in memory. dact is d(act_out) (N,K,P,Q).
 
+// act_out (N*P*Q pixels, K) = act(sum over (c,r,s) of x(n,c,h,w) w(k,c,r,s) + b(k)), h = p*stride
+// - pad + r, w = q*stride - pad + s (zero outside the image).
+template <Activation Act>
+struct ConvForwardProblem {
+  int M, N, K;  // N*P*Q, filters, C*R*S
+  Conv2dShape s;
+  int pq, q_size, rs;
+  const float* x;
+  const float* w;
+  const float* bias;
+  float* act_out;
+  static constexpr bool kAContigK = false;  // consecutive pixels: consecutive x addresses
+  static constexpr bool kBContigJ = false;  // w (K,C,R,S): (c,r,s) runs along memory
+  __device__ float a(int i, int k) const {
+    const int n = i / pq, e = i - n * pq, p = e / q_size, q = e - p * q_size;
+    const int c = k / rs, t = k - c * rs, r = t / s.S, u = t - r * s.S;
+    const int h = p * s.stride - s.pad + r, wi = q * s.stride - s.pad + u;
+    return (h >= 0 && h < s.H && wi >= 0 && wi < s.W)
+               ? x[((size_t(n) * s.C + c) * s.H + h) * s.W + wi] : 0.f;
+  }
+  __device__ float b(int k, int j) const { return w[size_t(j) * K + k]; }
+  __device__ void store(int i, int j, float acc) const {
+    const int n = i / pq;
+    act_out[(size_t(n) * N + j) * pq + (i - n * pq)] = activate<Act>(acc + (bias ? bias[j] : 0.f));
+  }
+};
+
 // [dw | db] (K, C*R*S (+1)) = sum over (n,p,q) of dact(n,k,p,q) [x(n,c,h,w) | 1], h = p*stride -
 // pad + r, w = q*stride - pad + s (zero outside the image).
 struct ConvWeightGradProblem {
@@ -292,6 +319,20 @@ void gemm(CudaContext& ctx, bool trans_a, bool trans_b, int M, int N, int K, flo
     if (trans_b) gemm_typed(ctx, GemmProblem<false, true>{M, N, K, A, lda, B, ldb, alpha, beta, C, ldc}, variant);
     else gemm_typed(ctx, GemmProblem<false, false>{M, N, K, A, lda, B, ldb, alpha, beta, C, ldc}, variant);
   }
+}
+
+void conv2d_forward_gemm(CudaContext& ctx, const Conv2dShape& s, Activation act, const float* x,
+                         const float* w, const float* b, float* act_out) {
+  const int pq = s.P() * s.Q();
+  if (s.N <= 0 || s.K <= 0 || pq <= 0) return;
+  // K columns: a tile no wider than K wastes less of each block.
+  const GemmVariant v = s.K <= 16 ? GemmVariant::Small
+                        : s.K <= 32 ? GemmVariant::Medium : GemmVariant::Auto;
+  dispatch_activation(act, [&](auto tag) {
+    using Problem = ConvForwardProblem<decltype(tag)::value>;
+    const Problem p{s.N * pq, s.K, s.C * s.R * s.S, s, pq, s.Q(), s.R * s.S, x, w, b, act_out};
+    run(ctx, v, p, static_cast<const Problem*>(nullptr));
+  });
 }
 
 void conv2d_backward_gemm(CudaContext& ctx, const Conv2dShape& s, const float* dact,

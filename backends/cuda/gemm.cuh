@@ -32,6 +32,11 @@ void linear_backward(CudaContext& ctx, int N, int in, int out, Activation act, c
                      const float* w, const float* y, const float* dy, float* dx, float* dw,
                      float* db, GemmVariant variant = GemmVariant::Auto);
 
+// The convolution forward as an implicit GEMM on the same tiles (any shape; conv2d_forward.cu's
+// fallback): x (N,C,H,W), w (K,C,R,S), b (K) or nullptr -> act_out (N,K,P,Q) = act(conv + b).
+void conv2d_forward_gemm(CudaContext& ctx, const Conv2dShape& s, Activation act, const float* x,
+                         const float* w, const float* b, float* act_out);
+
 // The convolution backward as implicit GEMMs on the same tiles (any shape; conv2d_backward.cu's
 // fallback): dact (N,K,P,Q) = d(act_out), materialised; x (N,C,H,W), w (K,C,R,S) -> dw (K,C,R,S),
 // db (K), dx (N,C,H,W), each skipped if nullptr, each overwritten.

@@ -17,6 +17,7 @@ namespace {
 std::vector<std::pair<std::string, cuda::ConvForwardPlan>> forward_plans(bool all) {
   std::vector<std::pair<std::string, cuda::ConvForwardPlan>> v;
   v.push_back({"direct", {cuda::ConvFwdVariant::Direct, 0, 0}});
+  v.push_back({"gemm", {cuda::ConvFwdVariant::Gemm, 0, 0}});
   v.push_back({"tiled auto", {cuda::ConvFwdVariant::Tiled, 0, 0}});
   v.push_back({"ring auto", {cuda::ConvFwdVariant::Ring, 0, 0}});
   for (int kpt : {1, 2, 4}) {
