@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "data/idx_files.hpp"
 
 namespace pcnn {
 
@@ -32,6 +33,7 @@ struct DatasetPair {
   Dataset train, test;
   std::string source;  // folder it came from
   int classes = 0;     // the class count the format states (CIFAR, folders); 0: IDX, unstated
+  std::vector<FileLoad> file_loads;  // when each file was read (IDX folders; for --timings)
   // Throws Error when the format states a class count other than a model's (classes).
   void check_classes(int model_classes, const std::string& model_name) const;
   void check_labels(int classes) const { train.check_labels(classes); test.check_labels(classes); }

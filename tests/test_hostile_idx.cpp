@@ -3,10 +3,12 @@
 #include <zlib.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 
 #include "data/dataset.hpp"
 #include "data/idx.hpp"
+#include "data/idx_files.hpp"
 #include "tests/hostile_files.hpp"
 
 namespace pcnn::test {
@@ -107,6 +109,70 @@ TEST_CASE("labels outside the model's classes are refused, naming the file, labe
   // The hash of the labels tells data sets apart.
   write_bytes(lb, idx_header({4}) + std::string{0, 3, 9, 1});
   CHECK(load_idx_pair(im, lb).labels_crc32() != d.labels_crc32());
+}
+
+TEST_CASE("IDX files read at once: every file's data, and the first failing path's error") {
+  const std::string a = scratch_path("many_a.idx"), b = scratch_path("many_b.idx.gz"),
+                    c = scratch_path("many_c.idx"), d = scratch_path("many_d.idx");
+  write_bytes(a, idx_header({3, 2}) + std::string{1, 2, 3, 4, 5, 6});
+  write_gz(b, idx_header({2}) + std::string{7, 8}, 0);
+  write_bytes(c, idx_header({5}).substr(0, 6));  // cut in its header
+  write_bytes(d, std::string{1, 2, 3, 4});       // not IDX
+  std::vector<FileLoad> loads;
+  const std::vector<IdxArray> got = read_idx_files({a, b}, &loads);
+  REQUIRE(got.size() == 2);
+  CHECK(got[0].dims == std::vector<int>{3, 2});
+  CHECK(got[0].data[5] == 6);
+  CHECK(got[1].data == std::vector<uint8_t>{7, 8});
+  REQUIRE(loads.size() == 2);
+  CHECK(loads[1].path == b);
+  CHECK(loads[0].end >= loads[0].start);
+  // Two bad files: whichever thread fails first, the error is that of the earlier path.
+  for (int i = 0; i < 20; ++i) {
+    PCNN_CHECK_REFUSED([&] { read_idx_files({a, d, b, c}); }, d, "wrong magic number");
+    PCNN_CHECK_REFUSED([&] { read_idx_files({c, a, d}); }, c, "truncated in its header");
+  }
+}
+
+TEST_CASE("pixel statistics: the histogram's sums equal a direct pass in double") {
+  Dataset d;
+  d.count = 1500;  // past the 1024 images after which the 32-bit counts are flushed
+  d.channels = 3;
+  d.height = 5;
+  d.width = 7;
+  d.images.resize(d.count * d.image_size());
+  uint32_t state = 12345;
+  for (uint8_t& v : d.images) {
+    state = state * 1664525u + 1013904223u;
+    v = uint8_t(state >> 24);
+  }
+  const auto direct = [&](int channel, double& mean, double& sd) {
+    double sum = 0, sq = 0, n = 0;
+    const size_t plane = size_t(d.height) * d.width;
+    for (int i = 0; i < d.count; ++i)
+      for (int c = 0; c < d.channels; ++c) {
+        if (channel >= 0 && c != channel) continue;
+        for (size_t k = 0; k < plane; ++k) {
+          const double x = d.images[(size_t(i) * d.channels + c) * plane + k] / 255.0;
+          sum += x;
+          sq += x * x;
+          n += 1;
+        }
+      }
+    mean = sum / n;
+    sd = std::sqrt(sq / n - mean * mean);
+  };
+  const Normalization n = normalization_of(d);
+  double mean = 0, sd = 0;
+  direct(-1, mean, sd);
+  CHECK(n.mean == doctest::Approx(mean).epsilon(1e-6));
+  CHECK(n.inv_std == doctest::Approx(1 / sd).epsilon(1e-6));
+  REQUIRE(n.channel_mean.size() == 3);
+  for (int c = 0; c < 3; ++c) {
+    direct(c, mean, sd);
+    CHECK(n.channel_mean[c] == doctest::Approx(mean).epsilon(1e-6));
+    CHECK(n.channel_inv_std[c] == doctest::Approx(1 / sd).epsilon(1e-6));
+  }
 }
 
 }  // TEST_SUITE

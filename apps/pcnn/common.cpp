@@ -84,6 +84,13 @@ void warn(const std::string& command, const std::string& what) {
   std::fflush(stderr);
 }
 
+namespace {
+std::chrono::steady_clock::time_point g_main_entered = std::chrono::steady_clock::now();
+}  // namespace
+
+void note_main_entered() { g_main_entered = std::chrono::steady_clock::now(); }
+std::chrono::steady_clock::time_point main_entered_time() { return g_main_entered; }
+
 double peak_rss_mib() {
   struct rusage ru{};
   getrusage(RUSAGE_SELF, &ru);

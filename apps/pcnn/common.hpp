@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -41,6 +42,10 @@ void check_batch_fits(const DatasetPair& data, int batch);
 
 // A one-line warning on stderr: "pcnn COMMAND: warning: WHAT".
 void warn(const std::string& command, const std::string& what);
+
+// main() notes when it was entered; --timings measures start-up to there.
+void note_main_entered();
+std::chrono::steady_clock::time_point main_entered_time();
 
 // Peak resident memory of this process so far, in MiB.
 double peak_rss_mib();
