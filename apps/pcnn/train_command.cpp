@@ -133,6 +133,7 @@ struct EpochsResult {
   double train_s = 0, eval_s = 0;
   int first_steps = 0;
   bool captured = false;  // the second step was captured as a graph
+  int64_t device_in_use = -1;  // the device's memory in use after the first steps (GPU backends)
   bool interrupted = false;
   std::string fault;  // --on-nan stop: what stopped the run (describe_fault)
   int64_t global_step = 0;
@@ -206,6 +207,7 @@ EpochsResult train_epochs(const TrainOptions& o, Trainer& trainer, Backend& be, 
       result.first_end = clock::now();
       result.first_steps = int(trainer.global_step() - step0);
       result.captured = trainer.using_graph();
+      result.device_in_use = be.device_memory_in_use();
     }
     if (step == steps) return true;  // the epoch's end evaluates, then checkpoints and stops
     if (stop_requested()) return false;
@@ -371,9 +373,21 @@ void add_loop_timings(RunTimings& timings, const EpochsResult& r) {
 }
 
 // --summary: the run's result and where its time went, as JSON, written whole or not at all.
+nlohmann::json memory_json(const Backend& be, const ModelSpec& spec, int64_t device_in_use) {
+  const MemoryUsage m = be.memory_usage();
+  nlohmann::json j = {{"backend_peak_bytes", m.peak},
+                      {"backend_current_bytes", m.current},
+                      {"activation_bytes_per_image", activation_bytes_per_image(spec)},
+                      {"activation_bytes_per_image_unfused",
+                       activation_bytes_per_image(spec, false)}};
+  j["device_in_use_bytes"] = device_in_use >= 0 ? nlohmann::json(device_in_use) : nullptr;
+  return j;
+}
+
 void write_run_summary(const std::string& path, const LogRow& last, double whole_s,
-                       const std::vector<Phase>& phases) {
+                       const std::vector<Phase>& phases, const nlohmann::json& memory) {
   nlohmann::json j;
+  j["memory"] = memory;
   j["final_test_accuracy"] = last.test_accuracy;
   j["epochs"] = last.epoch;
   j["process_seconds"] = whole_s;
@@ -536,9 +550,12 @@ int run_train(const TrainOptions& given, const CLI::App& cmd) {
   display.print(format("final test accuracy %.4f, %.1f s in all, peak memory %.0f MiB",
                        rows.back().test_accuracy, seconds, peak_rss_mib()));
   const double whole = std::chrono::duration<double>(clock::now() - timings.origin()).count();
+  const int64_t in_use = std::max(result.device_in_use, be.device_memory_in_use());
+  if (!o.quiet) display.print(memory_line(be, spec, in_use));
   if (o.timings) display.print(timings_table(timings.phases(), whole));
   if (!o.summary.empty())
-    write_run_summary(o.summary, rows.back(), whole, timings.phases());
+    write_run_summary(o.summary, rows.back(), whole, timings.phases(),
+                      memory_json(be, spec, in_use));
   return kExitSuccess;
 }
 }  // namespace
