@@ -80,7 +80,7 @@ Dataset load_idx_pair(const std::string& images_path, const std::string& labels_
   return idx_pair(std::move(im), std::move(lb), images_path, labels_path, classes);
 }
 
-DatasetPair load_mnist_folder(const std::string& dir, int classes) {
+DatasetPair load_mnist_folder(const std::string& dir, int classes, const std::string& cache_dir) {
   DatasetPair p;
   p.source = dir;
   // All four found (in this order) before any is read; then read at once, the large training
@@ -89,7 +89,7 @@ DatasetPair load_mnist_folder(const std::string& dir, int classes) {
   for (const char* stem : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
                            "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"})
     paths.push_back(find_member(dir, stem));
-  std::vector<IdxArray> a = read_idx_files(paths, &p.file_loads);
+  std::vector<IdxArray> a = read_idx_files(paths, &p.file_loads, cache_dir);
   p.train = idx_pair(std::move(a[0]), std::move(a[1]), paths[0], paths[1], classes);
   p.test = idx_pair(std::move(a[2]), std::move(a[3]), paths[2], paths[3], classes);
   PCNN_CHECK(p.train.height == p.test.height && p.train.width == p.test.width,

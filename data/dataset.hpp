@@ -45,7 +45,9 @@ std::string default_data_dir();
 // Loads train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte,
 // t10k-labels-idx1-ubyte (each optionally ending in .gz) from dir, checked for consistency and
 // for labels in [0, classes).
-DatasetPair load_mnist_folder(const std::string& dir, int classes = 10);
+// With a cache_dir, decoded files are kept there for the next run (data/idx_cache.hpp).
+DatasetPair load_mnist_folder(const std::string& dir, int classes = 10,
+                              const std::string& cache_dir = "");
 
 // Builds a Dataset from an image file and a label file (labels in [0, classes)).
 Dataset load_idx_pair(const std::string& images_path, const std::string& labels_path,

@@ -1,6 +1,8 @@
 // read_idx_files: a thread per file, errors kept per file and rethrown in path order.
 #include "data/idx_files.hpp"
 
+#include "data/idx_cache.hpp"
+
 #include <exception>
 #include <system_error>
 #include <system_error>
@@ -9,7 +11,8 @@
 namespace pcnn {
 
 std::vector<IdxArray> read_idx_files(const std::vector<std::string>& paths,
-                                     std::vector<FileLoad>* loads) {
+                                     std::vector<FileLoad>* loads,
+                                     const std::string& cache_dir) {
   const size_t n = paths.size();
   std::vector<IdxArray> arrays(n);
   std::vector<std::exception_ptr> errors(n);
@@ -18,7 +21,7 @@ std::vector<IdxArray> read_idx_files(const std::vector<std::string>& paths,
     times[i].path = paths[i];
     times[i].start = std::chrono::steady_clock::now();
     try {
-      arrays[i] = read_idx(paths[i]);
+      arrays[i] = cache_dir.empty() ? read_idx(paths[i]) : read_idx_cached(paths[i], cache_dir);
     } catch (...) {
       errors[i] = std::current_exception();
     }

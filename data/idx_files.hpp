@@ -18,8 +18,10 @@ struct FileLoad {
 
 // read_idx of every path, concurrently. Every thread is joined before anything is thrown; the
 // error thrown is that of the first failing path in the given order (the same one whatever
-// the threads' timing). loads, where given, gets one entry per path, in order.
+// the threads' timing). loads, where given, gets one entry per path, in order. With a
+// cache_dir, each file goes through the decoded-data cache (data/idx_cache.hpp).
 std::vector<IdxArray> read_idx_files(const std::vector<std::string>& paths,
-                                     std::vector<FileLoad>* loads = nullptr);
+                                     std::vector<FileLoad>* loads = nullptr,
+                                     const std::string& cache_dir = "");
 
 }  // namespace pcnn

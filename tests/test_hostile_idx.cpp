@@ -1,13 +1,18 @@
 // Hostile IDX files: sizes that wrap, headers that lie, gzip bombs, corrupt streams, labels
 // outside the model's classes. Each is refused with one line naming the file and the fault.
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 
 #include "data/dataset.hpp"
 #include "data/idx.hpp"
+#include "data/idx_cache.hpp"
 #include "data/idx_files.hpp"
 #include "tests/hostile_files.hpp"
 
@@ -173,6 +178,52 @@ TEST_CASE("pixel statistics: the histogram's sums equal a direct pass in double"
     CHECK(n.channel_mean[c] == doctest::Approx(mean).epsilon(1e-6));
     CHECK(n.channel_inv_std[c] == doctest::Approx(1 / sd).epsilon(1e-6));
   }
+}
+
+TEST_CASE("IDX cache: a hit needs the same path, size and mtime and a whole entry") {
+  const std::string src = scratch_path("cached.idx"), dir = scratch_path("idx_cache_dir");
+  const std::string rm = "rm -rf '" + dir + "'";
+  REQUIRE(std::system(rm.c_str()) == 0);
+  const std::string first = idx_header({2, 3}) + std::string{1, 2, 3, 4, 5, 6};
+  write_bytes(src, first);
+  const IdxArray a = read_idx_cached(src, dir);  // a miss: decoded, then kept
+  CHECK(a.data == read_idx(src).data);
+  const auto mtime_of = [](const std::string& p) {
+    struct stat st {};
+    REQUIRE(stat(p.c_str(), &st) == 0);
+    return st.st_mtim;
+  };
+  const timespec kept = mtime_of(src);
+  const auto set_mtime = [&](const timespec& t) {
+    const timespec times[2] = {t, t};
+    REQUIRE(utimensat(AT_FDCWD, src.c_str(), times, 0) == 0);
+  };
+  // Same size and mtime, other bytes: the entry is what is read (the key is all that is checked
+  // of the source; tools that rewrite a file in place change its mtime).
+  write_bytes(src, idx_header({2, 3}) + std::string{9, 9, 9, 9, 9, 9});
+  set_mtime(kept);
+  CHECK(read_idx_cached(src, dir).data == a.data);
+  // Another mtime: a miss, the new bytes.
+  timespec later = kept;
+  later.tv_sec += 10;
+  set_mtime(later);
+  CHECK(read_idx_cached(src, dir).data == std::vector<uint8_t>(6, 9));
+  // A corrupt entry (one payload byte changed) is decoded again, never used.
+  const std::string find = "ls '" + dir + "'/idx-*.bin > '" + dir + "/list'";
+  REQUIRE(std::system(find.c_str()) == 0);
+  std::ifstream list(dir + "/list");
+  int entries = 0;
+  for (std::string entry; std::getline(list, entry); ++entries) {
+    std::fstream f(entry, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(-1, std::ios::end);
+    f.put(char(0x77));
+  }
+  CHECK(entries == 2);
+  CHECK(read_idx_cached(src, dir).data == std::vector<uint8_t>(6, 9));
+  // A cache folder that cannot be made: the data all the same; a bad source: read_idx's error.
+  CHECK(read_idx_cached(src, src + "/cannot").data == std::vector<uint8_t>(6, 9));
+  write_bytes(src, std::string{1, 2, 3, 4});
+  PCNN_CHECK_REFUSED([&] { read_idx_cached(src, dir); }, src, "wrong magic number");
 }
 
 }  // TEST_SUITE

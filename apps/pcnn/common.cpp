@@ -41,7 +41,7 @@ void keep_first(DatasetPair& data, int limit) {
 }
 
 DatasetPair load_data(const std::string& dir, int limit, const std::string& format,
-                      const ModelSpec* spec) {
+                      const ModelSpec* spec, const std::string& cache_dir) {
   const std::string d = dir.empty() ? default_data_dir() : dir;
   if (dir.empty()) {
     std::ifstream probe(d + "/train-labels-idx1-ubyte.gz");
@@ -50,7 +50,7 @@ DatasetPair load_data(const std::string& dir, int limit, const std::string& form
   }
   ImageShape shape;
   if (spec) shape = {spec->in_c, spec->in_h, spec->in_w};
-  DatasetPair data = load_dataset(d, parse_data_format(format), shape, kByteLabels);
+  DatasetPair data = load_dataset(d, parse_data_format(format), shape, kByteLabels, cache_dir);
   keep_first(data, limit);
   return data;
 }

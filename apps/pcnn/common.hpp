@@ -26,8 +26,9 @@ ModelSpec load_spec(const std::string& name_or_path);
 // classes takes labels 0..25 and a label past it is named with its index.
 // format: --data-format ("" detects it from the files); a folder of images is converted to
 // the model's input shape (in_c x in_h x in_w of spec).
+// cache_dir: where decoded IDX files are kept between runs ("" = no cache).
 DatasetPair load_data(const std::string& dir, int limit = 0, const std::string& format = "",
-                      const ModelSpec* spec = nullptr);
+                      const ModelSpec* spec = nullptr, const std::string& cache_dir = "");
 
 // --data-format, with the names it takes.
 CLI::Option* add_data_format_option(CLI::App& app, std::string& format);

@@ -19,6 +19,7 @@
 #include "apps/pcnn/resume.hpp"
 #include "apps/pcnn/stop_signal.hpp"
 #include "core/check.hpp"
+#include "data/idx_cache.hpp"
 #include "data/subset.hpp"
 #include "models/checkpoint.hpp"
 #include "models/serialize.hpp"
@@ -42,7 +43,7 @@ struct TrainOptions {
   // learning rate shrinking by a quarter each epoch, reaches 90.7% with LeNet-5 in 10 epochs.
   std::string optimizer = "adam";
   float lr = -1, momentum = 0.9f, weight_decay = 0.f, lr_decay = 0.75f;
-  bool no_graphs = false, quiet = false, timings = false;
+  bool no_graphs = false, quiet = false, timings = false, no_data_cache = false;
   std::string summary;  // --summary: the run summary (JSON) goes here
   int gpus = 1, progress_every = 0, log_every = 0;
   std::string collective;
@@ -428,8 +429,9 @@ int run_train(const TrainOptions& given, const CLI::App& cmd) {
   // few tenths of a second). The backend's error, if any, is still the one reported: the
   // future's destructor waits for the loader and drops whatever it threw.
   auto t = clock::now();
-  std::future<DatasetPair> loading = std::async(std::launch::async, [&o, &spec] {
-    return load_data(o.data, 0, o.data_format, &spec);
+  const std::string cache_dir = o.no_data_cache ? "" : default_idx_cache_dir();
+  std::future<DatasetPair> loading = std::async(std::launch::async, [&o, &spec, &cache_dir] {
+    return load_data(o.data, 0, o.data_format, &spec, cache_dir);
   });
   std::unique_ptr<Backend> first = open_backend(o.backend, o.threads);
   timings.add("backend creation (" + first->name() + ")", t, clock::now());
@@ -608,6 +610,9 @@ Command add_train_command(CLI::App& app) {
   sub->add_flag("--timings", o->timings,
                 "at the end, a table of where the time went: start-up, each data file, the "
                 "backend, model, first steps, training, evaluation, outputs");
+  sub->add_flag("--no-data-cache", o->no_data_cache,
+                "decode the IDX files again instead of reading the decoded copies kept in "
+                "$PCNN_CACHE_DIR (default: ~/.cache/pcnn) by an earlier run");
   add_path_option(*sub, "--summary", o->summary,
                   "write the run summary here (JSON: final accuracy, process seconds, the "
                   "phase timings and memory)");
