@@ -362,6 +362,7 @@ void add_data_timings(RunTimings& timings, const DatasetPair& data, SteadyTime s
 
 void add_loop_timings(RunTimings& timings, const EpochsResult& r) {
   using std::chrono::duration;
+  if (r.first_start == SteadyTime{}) return;  // no epoch ran (a resumed run that was done)
   const double first =
       r.first_steps > 0 ? duration<double>(r.first_end - r.first_start).count() : 0;
   if (r.first_steps > 0)
@@ -370,7 +371,7 @@ void add_loop_timings(RunTimings& timings, const EpochsResult& r) {
                         r.first_start, first);
   timings.add_seconds("training (the other steps)",
                       r.first_steps > 0 ? r.first_end : r.first_start, r.train_s - first);
-  timings.add_seconds("evaluation", r.eval_start, r.eval_s);
+  if (r.eval_s > 0) timings.add_seconds("evaluation", r.eval_start, r.eval_s);
 }
 
 // --summary: the run's result and where its time went, as JSON, written whole or not at all.
