@@ -154,7 +154,8 @@ std::string default_idx_cache_dir() {
   return "";
 }
 
-IdxArray read_idx_cached(const std::string& path, const std::string& cache_dir) {
+IdxArray read_idx_cached(const std::string& path, const std::string& cache_dir, bool* hit) {
+  if (hit) *hit = false;
   struct stat st {};
   char* real = realpath(path.c_str(), nullptr);
   if (cache_dir.empty() || !real || stat(real, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -166,7 +167,10 @@ IdxArray read_idx_cached(const std::string& path, const std::string& cache_dir) 
   std::free(real);
   const std::string entry = cache_dir + "/" + entry_name(key);
   IdxArray a;
-  if (read_entry(entry, key, a)) return a;
+  if (read_entry(entry, key, a)) {
+    if (hit) *hit = true;
+    return a;
+  }
   a = read_idx(path);
   if (make_folder(cache_dir)) {
     try {

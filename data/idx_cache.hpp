@@ -16,6 +16,8 @@ std::string default_idx_cache_dir();
 // read_idx(path) through the cache in cache_dir (created if missing). A usable entry is
 // returned as it is; otherwise the file is decoded (its errors thrown as read_idx throws them)
 // and the entry written atomically; a cache that cannot be written is passed by in silence.
-IdxArray read_idx_cached(const std::string& path, const std::string& cache_dir);
+// hit, where given, says whether the entry was used.
+IdxArray read_idx_cached(const std::string& path, const std::string& cache_dir,
+                         bool* hit = nullptr);
 
 }  // namespace pcnn

@@ -21,7 +21,8 @@ std::vector<IdxArray> read_idx_files(const std::vector<std::string>& paths,
     times[i].path = paths[i];
     times[i].start = std::chrono::steady_clock::now();
     try {
-      arrays[i] = cache_dir.empty() ? read_idx(paths[i]) : read_idx_cached(paths[i], cache_dir);
+      arrays[i] = cache_dir.empty() ? read_idx(paths[i])
+                                    : read_idx_cached(paths[i], cache_dir, &times[i].cached);
     } catch (...) {
       errors[i] = std::current_exception();
     }

@@ -14,6 +14,7 @@ namespace pcnn {
 struct FileLoad {
   std::string path;
   std::chrono::steady_clock::time_point start, end;
+  bool cached = false;  // read from the decoded-data cache, not decoded
 };
 
 // read_idx of every path, concurrently. Every thread is joined before anything is thrown; the

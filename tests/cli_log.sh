@@ -52,8 +52,14 @@ fi
 
 # --timings: the phase table after the final line; --summary: the same phases and the memory
 # figures as JSON, the peak at least the model's parameters and their gradients.
-"$pcnn" train --backend serial --model mlp --epochs 1 --limit 512 --timings \
-  --summary "$tmp/summary.json" >"$tmp/timed" || fail "train --timings exited $?"
+# A cache folder of its own: the first run decodes the files and keeps them, the second reads
+# them back, --no-data-cache decodes again.
+timed() { PCNN_CACHE_DIR="$tmp/cache" "$pcnn" train --backend serial --model mlp --epochs 1 --limit 512 --timings "$@"; }
+timed --summary "$tmp/summary.json" >"$tmp/timed" || fail "train --timings exited $?"
+timed >"$tmp/timed2" && grep -q "^read (cached) train-images-idx3-ubyte" "$tmp/timed2" &&
+  timed --no-data-cache >"$tmp/timed3" && grep -q "^read+decode train-images" "$tmp/timed3" &&
+  [ "$(grep -c "^read (cached)" "$tmp/timed3")" = 0 ] && ok "the decoded-data cache: kept, used, and skipped" ||
+  fail "cache: $(grep "^read" "$tmp/timed2" "$tmp/timed3")"
 for phase in "process start to main" "backend creation (serial)" \
              "read+decode train-images-idx3-ubyte" "read+decode t10k-labels-idx1-ubyte" \
              "model build + upload" "first 2 steps (eager)" "evaluation" "whole process"; do

@@ -186,8 +186,10 @@ TEST_CASE("IDX cache: a hit needs the same path, size and mtime and a whole entr
   REQUIRE(std::system(rm.c_str()) == 0);
   const std::string first = idx_header({2, 3}) + std::string{1, 2, 3, 4, 5, 6};
   write_bytes(src, first);
-  const IdxArray a = read_idx_cached(src, dir);  // a miss: decoded, then kept
+  bool hit = true;
+  const IdxArray a = read_idx_cached(src, dir, &hit);  // a miss: decoded, then kept
   CHECK(a.data == read_idx(src).data);
+  CHECK(!hit);
   const auto mtime_of = [](const std::string& p) {
     struct stat st {};
     REQUIRE(stat(p.c_str(), &st) == 0);
@@ -202,7 +204,8 @@ TEST_CASE("IDX cache: a hit needs the same path, size and mtime and a whole entr
   // of the source; tools that rewrite a file in place change its mtime).
   write_bytes(src, idx_header({2, 3}) + std::string{9, 9, 9, 9, 9, 9});
   set_mtime(kept);
-  CHECK(read_idx_cached(src, dir).data == a.data);
+  CHECK(read_idx_cached(src, dir, &hit).data == a.data);
+  CHECK(hit);
   // Another mtime: a miss, the new bytes.
   timespec later = kept;
   later.tv_sec += 10;

@@ -356,7 +356,8 @@ void save_trained_model(const std::string& path, const Checkpoint& c, const Prov
 void add_data_timings(RunTimings& timings, const DatasetPair& data, SteadyTime start,
                       SteadyTime end) {
   for (const FileLoad& f : data.file_loads)
-    timings.add("read+decode " + f.path.substr(f.path.rfind('/') + 1), f.start, f.end);
+    timings.add((f.cached ? "read (cached) " : "read+decode ") +
+                    f.path.substr(f.path.rfind('/') + 1), f.start, f.end);
   timings.add("data loaded (all files)", start, end);
 }
 
