@@ -16,12 +16,15 @@
 #include <cstdint>
 #include <string>
 
+#include "backends/memory_counter.hpp"
 #include "core/op_list.hpp"
 
 // Memory, copies and the device-side step counter: X(return type, name, parameters).
+// allocate_memory / free_memory are the backend's own; everyone else calls Backend::allocate /
+// deallocate below, which count the bytes for every backend alike.
 #define PCNN_MEMORY_OPS(X)                                                                  \
-  X(void*, allocate, (size_t bytes))                /* uninitialised, 256-byte aligned */  \
-  X(void, deallocate, (void* ptr))                  /* nullptr is a no-op */               \
+  X(void*, allocate_memory, (size_t bytes))         /* uninitialised, 256-byte aligned */  \
+  X(void, free_memory, (void* ptr))                 /* never nullptr */                    \
   X(void, upload, (void* dst, const void* src, size_t bytes))    /* host -> device */      \
   X(void, download, (void* dst, const void* src, size_t bytes))  /* device -> host, syncs */ \
   X(void, copy, (void* dst, const void* src, size_t bytes))      /* device -> device */    \
@@ -55,6 +58,15 @@ class Backend {
 #define PCNN_PURE_MEMORY_OP(ret, op, params) virtual ret op params = 0;
   PCNN_MEMORY_OPS(PCNN_PURE_MEMORY_OP)
 #undef PCNN_PURE_MEMORY_OP
+  // What layers, models and data call: allocate_memory / free_memory, counted (thread-safe).
+  void* allocate(size_t bytes);  // uninitialised, 256-byte aligned
+  void deallocate(void* ptr);    // nullptr is a no-op
+  // Bytes allocated through allocate() and not yet freed: now, and the most at any moment.
+  MemoryUsage memory_usage() const { return memory_.usage(); }
+  void reset_peak_memory() { memory_.reset_peak(); }
+  // The whole device's memory in use (its context, other libraries' and processes' too), in
+  // bytes; -1 where the backend cannot tell (host backends: their memory is the process's).
+  virtual int64_t device_memory_in_use() const { return -1; }
 
   // ---- kernel ops (core/op_list.hpp) ------------------------------------------------------
 #define PCNN_PURE_OP(op) virtual void op PCNN_OP_PARAMS_##op = 0;
@@ -71,6 +83,9 @@ class Backend {
   virtual void graph_begin_capture() {}
   virtual void graph_end_capture() {}
   virtual void graph_launch() {}
+
+ private:
+  MemoryCounter memory_;
 };
 
 }  // namespace pcnn

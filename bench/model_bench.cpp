@@ -107,6 +107,8 @@ ModelRun bench_model(Backend& be, int threads, const ModelSpec& spec, int batch,
 
   const Normalization norm = normalization_of(data);
 
+  be.reset_peak_memory();
+  run.activation_bytes_per_image = int64_t(activation_bytes_per_image(spec));
   Model model(be, spec, batch, cfg.seed);
   run.forward_flops = model.forward_flops(batch);
   run.backward_flops = model.backward_flops(batch);
@@ -122,6 +124,7 @@ ModelRun bench_model(Backend& be, int threads, const ModelSpec& spec, int batch,
     RepeatPolicy p = cfg.policy;
     if (be.supports_graphs()) p.warmup = std::max(p.warmup, 2);
     run.step = time_blocks(be, [&] { trainer.step(); }, p);
+    run.device_in_use_bytes = be.device_memory_in_use();
   }
 
   // Phases on one fixed batch. A learning rate of 1e-20 (the optimizer refuses 0) leaves the
@@ -138,6 +141,7 @@ ModelRun bench_model(Backend& be, int threads, const ModelSpec& spec, int batch,
   }, cfg.policy);
 
   if (cfg.per_layer) per_layer(be, model, opt, fb, batch, run.step.block, cfg.policy, run);
+  run.peak_bytes = int64_t(be.memory_usage().peak);
   return run;
 }
 

@@ -33,6 +33,10 @@ struct ModelRun {
   std::vector<LayerTime> layers;
   Summary loss, update;  // the two non-layer parts of backward(+update), per-layer runs only
   double speedup = 0;    // over the baseline at the same model and batch (0: not known)
+  // Memory: the most the backend had allocated during this run (model, trainer, optimizer,
+  // uploaded data, counted scratch), the whole device's use after the timed steps where the
+  // backend can tell (GPU; -1 otherwise), and the activation bytes the model keeps per image.
+  int64_t peak_bytes = 0, device_in_use_bytes = -1, activation_bytes_per_image = 0;
 };
 
 struct ModelBenchConfig {

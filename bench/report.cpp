@@ -41,18 +41,21 @@ std::string spread(const Summary& s) {
 }
 
 void print_runs(std::FILE* out, const BenchReport& r) {
-  std::fprintf(out, "%-20s %-11s %5s %10s %-21s %10s %8s %9s %8s %9s %8s %8s\n", "backend",
+  std::fprintf(out, "%-20s %-11s %5s %10s %-21s %10s %8s %9s %8s %9s %8s %8s %9s\n", "backend",
                "model", "batch", "step ms", "[min..max]", "images/s", "GFLOP/s", "fwd ms",
-               "GFLOP/s", "bwd ms", "GFLOP/s", "speedup");
+               "GFLOP/s", "bwd ms", "GFLOP/s", "speedup", "peak MiB");
   for (const ModelRun& run : r.runs) {
     char sp[32] = "-";
     if (run.speedup > 0) std::snprintf(sp, sizeof sp, "%.2fx", run.speedup);
-    std::fprintf(out, "%-20s %-11s %5d %10s %-21s %10.0f %8s %9s %8s %9s %8s %8s\n",
+    char peak[32] = "-";  // bench.json files from before memory was counted have none
+    if (run.peak_bytes > 0) std::snprintf(peak, sizeof peak, "%.1f", double(run.peak_bytes) / (1 << 20));
+    std::fprintf(out, "%-20s %-11s %5d %10s %-21s %10.0f %8s %9s %8s %9s %8s %8s %9s\n",
                  run_label(run).c_str(), run.model.c_str(), run.batch, ms(run.step).c_str(),
                  spread(run.step).c_str(), run.batch / run.step.median,
                  rate(run.forward_flops + run.backward_flops, run.step).c_str(),
                  ms(run.forward).c_str(), rate(run.forward_flops, run.forward).c_str(),
-                 ms(run.backward).c_str(), rate(run.backward_flops, run.backward).c_str(), sp);
+                 ms(run.backward).c_str(), rate(run.backward_flops, run.backward).c_str(), sp,
+                 peak);
   }
 }
 
@@ -191,7 +194,11 @@ json run_json(const ModelRun& r) {
             {"gflops", {{"step", gflops(r.forward_flops + r.backward_flops, r.step.median)},
                         {"forward", gflops(r.forward_flops, r.forward.median)},
                         {"backward", gflops(r.backward_flops, r.backward.median)}}},
-            {"speedup", r.speedup > 0 ? json(r.speedup) : json(nullptr)}};
+            {"speedup", r.speedup > 0 ? json(r.speedup) : json(nullptr)},
+            {"memory", {{"peak_bytes", r.peak_bytes},
+                        {"device_in_use_bytes",
+                         r.device_in_use_bytes >= 0 ? json(r.device_in_use_bytes) : json(nullptr)},
+                        {"activation_bytes_per_image", r.activation_bytes_per_image}}}};
   if (!r.layers.empty()) {
     j["layers"] = layers;
     j["loss"] = summary_json(r.loss);
@@ -210,6 +217,12 @@ ModelRun run_from(const json& j) {
   r.forward_flops = j.at("flops").at("forward");
   r.backward_flops = j.at("flops").at("backward");
   if (!j.at("speedup").is_null()) r.speedup = j.at("speedup");
+  if (j.contains("memory")) {  // absent from bench.json files written before it was counted
+    const json& m = j.at("memory");
+    r.peak_bytes = m.at("peak_bytes");
+    if (!m.at("device_in_use_bytes").is_null()) r.device_in_use_bytes = m.at("device_in_use_bytes");
+    r.activation_bytes_per_image = m.at("activation_bytes_per_image");
+  }
   if (j.contains("layers")) {
     for (const json& l : j.at("layers")) {
       LayerTime t;

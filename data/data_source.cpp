@@ -55,10 +55,10 @@ DataFormat detect_data_format(const std::string& dir) {
 }
 
 DatasetPair load_dataset(const std::string& dir, DataFormat format, const ImageShape& shape,
-                         int idx_classes) {
+                         int idx_classes, const std::string& idx_cache_dir) {
   if (format == DataFormat::Detect) format = detect_data_format(dir);
   switch (format) {
-    case DataFormat::Idx: return load_mnist_folder(dir, idx_classes);
+    case DataFormat::Idx: return load_mnist_folder(dir, idx_classes, idx_cache_dir);
     case DataFormat::Cifar10: return load_cifar10_folder(dir);
     case DataFormat::Cifar100: return load_cifar100_folder(dir);
     case DataFormat::Folder: return load_image_folder(dir, shape);

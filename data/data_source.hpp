@@ -25,8 +25,9 @@ DataFormat detect_data_format(const std::string& dir);
 
 // Loads dir in the format given (Detect: detect_data_format). idx_classes bounds IDX labels
 // (IDX files name no class count); shape is what a folder of images is converted to (the
-// model's input); the other formats keep their own shape.
+// model's input); the other formats keep their own shape. idx_cache_dir: where decoded IDX
+// files are cached ("" = none; data/idx_cache.hpp).
 DatasetPair load_dataset(const std::string& dir, DataFormat format, const ImageShape& shape,
-                         int idx_classes);
+                         int idx_classes, const std::string& idx_cache_dir = "");
 
 }  // namespace pcnn

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "data/idx_files.hpp"
 
 namespace pcnn {
 
@@ -32,6 +33,7 @@ struct DatasetPair {
   Dataset train, test;
   std::string source;  // folder it came from
   int classes = 0;     // the class count the format states (CIFAR, folders); 0: IDX, unstated
+  std::vector<FileLoad> file_loads;  // when each file was read (IDX folders; for --timings)
   // Throws Error when the format states a class count other than a model's (classes).
   void check_classes(int model_classes, const std::string& model_name) const;
   void check_labels(int classes) const { train.check_labels(classes); test.check_labels(classes); }
@@ -43,7 +45,9 @@ std::string default_data_dir();
 // Loads train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte,
 // t10k-labels-idx1-ubyte (each optionally ending in .gz) from dir, checked for consistency and
 // for labels in [0, classes).
-DatasetPair load_mnist_folder(const std::string& dir, int classes = 10);
+// With a cache_dir, decoded files are kept there for the next run (data/idx_cache.hpp).
+DatasetPair load_mnist_folder(const std::string& dir, int classes = 10,
+                              const std::string& cache_dir = "");
 
 // Builds a Dataset from an image file and a label file (labels in [0, classes)).
 Dataset load_idx_pair(const std::string& images_path, const std::string& labels_path,

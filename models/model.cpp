@@ -106,6 +106,13 @@ size_t activation_floats_per_sample(const Layer& layer) {
   return (layer.is_view() ? 0 : 2 * layer.output_shape().size()) + layer.kept_floats_per_sample();
 }
 
+size_t activation_bytes_per_image(const ModelSpec& spec, bool fused) {
+  size_t floats = 0;
+  for (const auto& l : build_layers(fused ? fuse(spec) : spec))
+    floats += activation_floats_per_sample(*l);
+  return floats * sizeof(float);
+}
+
 std::vector<float> initial_params(const ModelSpec& spec, uint64_t seed) {
   // Each parameterised layer draws from its own stream (seed, ordinal), so fusing activations
   // and pools into other layers changes nothing.

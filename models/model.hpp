@@ -82,4 +82,8 @@ std::vector<std::unique_ptr<Layer>> build_layers(const ModelSpec& spec);
 // its gradient, and what the layer itself keeps (kept_floats_per_sample).
 size_t activation_floats_per_sample(const Layer& layer);
 
+// The activation bytes one image keeps for backward in the whole model: of the fused layers as
+// Model builds them, or (fused = false) of the spec's layers one by one, for the comparison.
+size_t activation_bytes_per_image(const ModelSpec& spec, bool fused = true);
+
 }  // namespace pcnn

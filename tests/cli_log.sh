@@ -50,4 +50,35 @@ else
   fail "old log"
 fi
 
+# --timings: the phase table after the final line; --summary: the same phases and the memory
+# figures as JSON, the peak at least the model's parameters and their gradients.
+# A cache folder of its own: the first run decodes the files and keeps them, the second reads
+# them back, --no-data-cache decodes again.
+timed() { PCNN_CACHE_DIR="$tmp/cache" "$pcnn" train --backend serial --model mlp --epochs 1 --limit 512 --timings "$@"; }
+timed --summary "$tmp/summary.json" >"$tmp/timed" || fail "train --timings exited $?"
+timed >"$tmp/timed2" && grep -q "^read (cached) train-images-idx3-ubyte" "$tmp/timed2" &&
+  timed --no-data-cache >"$tmp/timed3" && grep -q "^read+decode train-images" "$tmp/timed3" &&
+  [ "$(grep -c "^read (cached)" "$tmp/timed3")" = 0 ] && ok "the decoded-data cache: kept, used, and skipped" ||
+  fail "cache: $(grep "^read" "$tmp/timed2" "$tmp/timed3")"
+for phase in "process start to main" "backend creation (serial)" \
+             "read+decode train-images-idx3-ubyte" "read+decode t10k-labels-idx1-ubyte" \
+             "model build + upload" "first 2 steps (eager)" "evaluation" "whole process"; do
+  grep -q "^$phase" "$tmp/timed" || fail "no '$phase' row in the --timings table"
+done
+grep -q "^memory: peak .* allocated through serial" "$tmp/timed" && ok "the memory line" ||
+  fail "memory line: $(grep memory "$tmp/timed")"
+if python3 - "$tmp/summary.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+phases = {p["phase"]: p for p in s["timings"]}
+whole = s["process_seconds"]
+assert 0 < phases["evaluation"]["seconds"] < whole, phases["evaluation"]
+assert all(0 <= p["start_s"] <= whole and p["seconds"] >= 0 for p in s["timings"]), s["timings"]
+m = s["memory"]
+# mlp: 266,610 parameters; with their gradients 2,132,880 bytes; evaluation batch 256
+assert m["backend_peak_bytes"] >= 2132880 + 256 * m["activation_bytes_per_image"], m
+assert m["device_in_use_bytes"] is None and 0 < s["final_test_accuracy"] <= 1
+PY
+then ok "--summary JSON: phases, process seconds, memory"; else fail "--summary: $(cat "$tmp/summary.json")"; fi
+
 finish "log"

@@ -178,7 +178,9 @@ grep -q "test accuracy" "$tmp/out" || { echo "FAIL: eval of the stride-1 max-poo
 size=$(stat -c %s "$tmp/m.pcnn")
 for at in 3 20 200 $((size / 2)) $((size - 1)); do
   cp "$tmp/m.pcnn" "$tmp/bad.pcnn"
-  printf '\x5a' | dd of="$tmp/bad.pcnn" bs=1 seek="$at" conv=notrunc status=none
+  # XOR, not a fixed byte: a byte that already held it would leave the file intact.
+  byte=$(od -An -tu1 -j "$at" -N 1 "$tmp/bad.pcnn" | tr -d ' ')
+  printf "\\$(printf %03o $((byte ^ 0x5a)))" | dd of="$tmp/bad.pcnn" bs=1 seek="$at" conv=notrunc status=none
   expect_error "'$tmp/bad.pcnn'" eval --backend serial --load "$tmp/bad.pcnn" --data "$tmp/data"
 done
 head -c $((size - 100)) "$tmp/m.pcnn" >"$tmp/cut.pcnn"

@@ -1,12 +1,19 @@
 // Hostile IDX files: sizes that wrap, headers that lie, gzip bombs, corrupt streams, labels
 // outside the model's classes. Each is refused with one line naming the file and the fault.
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 
 #include "data/dataset.hpp"
 #include "data/idx.hpp"
+#include "data/idx_cache.hpp"
+#include "data/idx_files.hpp"
 #include "tests/hostile_files.hpp"
 
 namespace pcnn::test {
@@ -107,6 +114,119 @@ TEST_CASE("labels outside the model's classes are refused, naming the file, labe
   // The hash of the labels tells data sets apart.
   write_bytes(lb, idx_header({4}) + std::string{0, 3, 9, 1});
   CHECK(load_idx_pair(im, lb).labels_crc32() != d.labels_crc32());
+}
+
+TEST_CASE("IDX files read at once: every file's data, and the first failing path's error") {
+  const std::string a = scratch_path("many_a.idx"), b = scratch_path("many_b.idx.gz"),
+                    c = scratch_path("many_c.idx"), d = scratch_path("many_d.idx");
+  write_bytes(a, idx_header({3, 2}) + std::string{1, 2, 3, 4, 5, 6});
+  write_gz(b, idx_header({2}) + std::string{7, 8}, 0);
+  write_bytes(c, idx_header({5}).substr(0, 6));  // cut in its header
+  write_bytes(d, std::string{1, 2, 3, 4});       // not IDX
+  std::vector<FileLoad> loads;
+  const std::vector<IdxArray> got = read_idx_files({a, b}, &loads);
+  REQUIRE(got.size() == 2);
+  CHECK(got[0].dims == std::vector<int>{3, 2});
+  CHECK(got[0].data[5] == 6);
+  CHECK(got[1].data == std::vector<uint8_t>{7, 8});
+  REQUIRE(loads.size() == 2);
+  CHECK(loads[1].path == b);
+  CHECK(loads[0].end >= loads[0].start);
+  // Two bad files: whichever thread fails first, the error is that of the earlier path.
+  for (int i = 0; i < 20; ++i) {
+    PCNN_CHECK_REFUSED([&] { read_idx_files({a, d, b, c}); }, d, "wrong magic number");
+    PCNN_CHECK_REFUSED([&] { read_idx_files({c, a, d}); }, c, "truncated in its header");
+  }
+}
+
+TEST_CASE("pixel statistics: the histogram's sums equal a direct pass in double") {
+  Dataset d;
+  d.count = 1500;  // past the 1024 images after which the 32-bit counts are flushed
+  d.channels = 3;
+  d.height = 5;
+  d.width = 7;
+  d.images.resize(d.count * d.image_size());
+  uint32_t state = 12345;
+  for (uint8_t& v : d.images) {
+    state = state * 1664525u + 1013904223u;
+    v = uint8_t(state >> 24);
+  }
+  const auto direct = [&](int channel, double& mean, double& sd) {
+    double sum = 0, sq = 0, n = 0;
+    const size_t plane = size_t(d.height) * d.width;
+    for (int i = 0; i < d.count; ++i)
+      for (int c = 0; c < d.channels; ++c) {
+        if (channel >= 0 && c != channel) continue;
+        for (size_t k = 0; k < plane; ++k) {
+          const double x = d.images[(size_t(i) * d.channels + c) * plane + k] / 255.0;
+          sum += x;
+          sq += x * x;
+          n += 1;
+        }
+      }
+    mean = sum / n;
+    sd = std::sqrt(sq / n - mean * mean);
+  };
+  const Normalization n = normalization_of(d);
+  double mean = 0, sd = 0;
+  direct(-1, mean, sd);
+  CHECK(n.mean == doctest::Approx(mean).epsilon(1e-6));
+  CHECK(n.inv_std == doctest::Approx(1 / sd).epsilon(1e-6));
+  REQUIRE(n.channel_mean.size() == 3);
+  for (int c = 0; c < 3; ++c) {
+    direct(c, mean, sd);
+    CHECK(n.channel_mean[c] == doctest::Approx(mean).epsilon(1e-6));
+    CHECK(n.channel_inv_std[c] == doctest::Approx(1 / sd).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("IDX cache: a hit needs the same path, size and mtime and a whole entry") {
+  const std::string src = scratch_path("cached.idx"), dir = scratch_path("idx_cache_dir");
+  const std::string rm = "rm -rf '" + dir + "'";
+  REQUIRE(std::system(rm.c_str()) == 0);
+  const std::string first = idx_header({2, 3}) + std::string{1, 2, 3, 4, 5, 6};
+  write_bytes(src, first);
+  bool hit = true;
+  const IdxArray a = read_idx_cached(src, dir, &hit);  // a miss: decoded, then kept
+  CHECK(a.data == read_idx(src).data);
+  CHECK(!hit);
+  const auto mtime_of = [](const std::string& p) {
+    struct stat st {};
+    REQUIRE(stat(p.c_str(), &st) == 0);
+    return st.st_mtim;
+  };
+  const timespec kept = mtime_of(src);
+  const auto set_mtime = [&](const timespec& t) {
+    const timespec times[2] = {t, t};
+    REQUIRE(utimensat(AT_FDCWD, src.c_str(), times, 0) == 0);
+  };
+  // Same size and mtime, other bytes: the entry is what is read (the key is all that is checked
+  // of the source; tools that rewrite a file in place change its mtime).
+  write_bytes(src, idx_header({2, 3}) + std::string{9, 9, 9, 9, 9, 9});
+  set_mtime(kept);
+  CHECK(read_idx_cached(src, dir, &hit).data == a.data);
+  CHECK(hit);
+  // Another mtime: a miss, the new bytes.
+  timespec later = kept;
+  later.tv_sec += 10;
+  set_mtime(later);
+  CHECK(read_idx_cached(src, dir).data == std::vector<uint8_t>(6, 9));
+  // A corrupt entry (one payload byte changed) is decoded again, never used.
+  const std::string find = "ls '" + dir + "'/idx-*.bin > '" + dir + "/list'";
+  REQUIRE(std::system(find.c_str()) == 0);
+  std::ifstream list(dir + "/list");
+  int entries = 0;
+  for (std::string entry; std::getline(list, entry); ++entries) {
+    std::fstream f(entry, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(-1, std::ios::end);
+    f.put(char(0x77));
+  }
+  CHECK(entries == 2);
+  CHECK(read_idx_cached(src, dir).data == std::vector<uint8_t>(6, 9));
+  // A cache folder that cannot be made: the data all the same; a bad source: read_idx's error.
+  CHECK(read_idx_cached(src, src + "/cannot").data == std::vector<uint8_t>(6, 9));
+  write_bytes(src, std::string{1, 2, 3, 4});
+  PCNN_CHECK_REFUSED([&] { read_idx_cached(src, dir); }, src, "wrong magic number");
 }
 
 }  // TEST_SUITE

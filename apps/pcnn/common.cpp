@@ -41,7 +41,7 @@ void keep_first(DatasetPair& data, int limit) {
 }
 
 DatasetPair load_data(const std::string& dir, int limit, const std::string& format,
-                      const ModelSpec* spec) {
+                      const ModelSpec* spec, const std::string& cache_dir) {
   const std::string d = dir.empty() ? default_data_dir() : dir;
   if (dir.empty()) {
     std::ifstream probe(d + "/train-labels-idx1-ubyte.gz");
@@ -50,7 +50,7 @@ DatasetPair load_data(const std::string& dir, int limit, const std::string& form
   }
   ImageShape shape;
   if (spec) shape = {spec->in_c, spec->in_h, spec->in_w};
-  DatasetPair data = load_dataset(d, parse_data_format(format), shape, kByteLabels);
+  DatasetPair data = load_dataset(d, parse_data_format(format), shape, kByteLabels, cache_dir);
   keep_first(data, limit);
   return data;
 }
@@ -83,6 +83,13 @@ void warn(const std::string& command, const std::string& what) {
   std::fprintf(stderr, "%s: warning: %s\n", command.c_str(), what.c_str());
   std::fflush(stderr);
 }
+
+namespace {
+std::chrono::steady_clock::time_point g_main_entered = std::chrono::steady_clock::now();
+}  // namespace
+
+void note_main_entered() { g_main_entered = std::chrono::steady_clock::now(); }
+std::chrono::steady_clock::time_point main_entered_time() { return g_main_entered; }
 
 double peak_rss_mib() {
   struct rusage ru{};

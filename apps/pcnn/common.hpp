@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -25,8 +26,9 @@ ModelSpec load_spec(const std::string& name_or_path);
 // classes takes labels 0..25 and a label past it is named with its index.
 // format: --data-format ("" detects it from the files); a folder of images is converted to
 // the model's input shape (in_c x in_h x in_w of spec).
+// cache_dir: where decoded IDX files are kept between runs ("" = no cache).
 DatasetPair load_data(const std::string& dir, int limit = 0, const std::string& format = "",
-                      const ModelSpec* spec = nullptr);
+                      const ModelSpec* spec = nullptr, const std::string& cache_dir = "");
 
 // --data-format, with the names it takes.
 CLI::Option* add_data_format_option(CLI::App& app, std::string& format);
@@ -41,6 +43,10 @@ void check_batch_fits(const DatasetPair& data, int batch);
 
 // A one-line warning on stderr: "pcnn COMMAND: warning: WHAT".
 void warn(const std::string& command, const std::string& what);
+
+// main() notes when it was entered; --timings measures start-up to there.
+void note_main_entered();
+std::chrono::steady_clock::time_point main_entered_time();
 
 // Peak resident memory of this process so far, in MiB.
 double peak_rss_mib();

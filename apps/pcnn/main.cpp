@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "apps/pcnn/commands.hpp"
+#include "apps/pcnn/common.hpp"
 #include "apps/pcnn/usage_errors.hpp"
 #include "apps/pcnn/version.hpp"
 
@@ -18,6 +19,7 @@ const char* kFooter =
 
 int main(int argc, char** argv) {
   using namespace pcnn::cli;
+  note_main_entered();
   CLI::App app{"ParallelCNN: train CNNs on serial, OpenMP, Kokkos, CUDA and cuDNN backends", "pcnn"};
   // Set before the subcommands are added: they inherit these.
   app.footer(kFooter);

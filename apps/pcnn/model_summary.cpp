@@ -129,4 +129,14 @@ std::string model_details(const ModelSpec& spec, int batch) {
   return text;
 }
 
+std::string memory_line(const Backend& be, const ModelSpec& spec, int64_t device_in_use) {
+  const MemoryUsage m = be.memory_usage();
+  std::string line = "memory: peak " + binary_size(double(m.peak)) + " allocated through " +
+                     be.name() + " (" + grouped(m.peak) + " bytes)";
+  if (device_in_use >= 0)
+    line += ", " + binary_size(double(device_in_use)) + " in use on the device (its context too)";
+  return line + "; activations kept per image " + grouped(activation_bytes_per_image(spec)) +
+         " bytes fused, " + grouped(activation_bytes_per_image(spec, false)) + " unfused";
+}
+
 }  // namespace pcnn::cli

@@ -16,4 +16,9 @@ std::string model_summary(const Model& model);
 // activation_floats_per_sample), and totals; with batch > 0, the totals for a batch of that many.
 std::string model_details(const ModelSpec& spec, int batch);
 
+// The memory line of pcnn train's summary: the backend's peak allocation (and, on a GPU, what the
+// whole device has in use, device_in_use >= 0), and the activation bytes kept per image by the
+// fused model and by the spec's layers unfused.
+std::string memory_line(const Backend& be, const ModelSpec& spec, int64_t device_in_use);
+
 }  // namespace pcnn::cli

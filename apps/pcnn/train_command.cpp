@@ -5,6 +5,8 @@
 #include <csignal>
 #include <cstdarg>
 #include <cstdio>
+#include <future>
+#include <nlohmann/json.hpp>
 #include <numeric>
 
 #include "apps/pcnn/augment_options.hpp"
@@ -17,9 +19,12 @@
 #include "apps/pcnn/resume.hpp"
 #include "apps/pcnn/stop_signal.hpp"
 #include "core/check.hpp"
+#include "data/idx_cache.hpp"
 #include "data/subset.hpp"
 #include "models/checkpoint.hpp"
 #include "models/serialize.hpp"
+#include "models/atomic_write.hpp"
+#include "report/run_timings.hpp"
 #include "report/training_log.hpp"
 #include "report/training_plot.hpp"
 #include "train/trainer.hpp"
@@ -38,7 +43,8 @@ struct TrainOptions {
   // learning rate shrinking by a quarter each epoch, reaches 90.7% with LeNet-5 in 10 epochs.
   std::string optimizer = "adam";
   float lr = -1, momentum = 0.9f, weight_decay = 0.f, lr_decay = 0.75f;
-  bool no_graphs = false, quiet = false;
+  bool no_graphs = false, quiet = false, timings = false, no_data_cache = false;
+  std::string summary;  // --summary: the run summary (JSON) goes here
   int gpus = 1, progress_every = 0, log_every = 0;
   std::string collective;
   std::string checkpoint, resume;
@@ -122,6 +128,13 @@ std::string format(const char* fmt, ...) {
 // and whether a signal stopped it before the last epoch.
 struct EpochsResult {
   std::vector<LogRow> rows;
+  // Where the loop's time went (--timings): the first steps (eager, then captured where the
+  // backend can) until the device finished them, the other steps, and evaluation.
+  SteadyTime first_start{}, first_end{}, eval_start{};
+  double train_s = 0, eval_s = 0;
+  int first_steps = 0;
+  bool captured = false;  // the second step was captured as a graph
+  int64_t device_in_use = -1;  // the device's memory in use after the first steps (GPU backends)
   bool interrupted = false;
   std::string fault;  // --on-nan stop: what stopped the run (describe_fault)
   int64_t global_step = 0;
@@ -186,7 +199,17 @@ EpochsResult train_epochs(const TrainOptions& o, Trainer& trainer, Backend& be, 
     save_checkpoint(o.checkpoint, ckpt);
   };
   const int steps = trainer.steps_per_epoch();
+  const int64_t step0 = trainer.global_step();
   trainer.on_step([&](int, int step) {
+    // The device finishes the first steps (where backends allocate and capture) before their
+    // time is taken: one wait in the whole run.
+    if (result.first_steps == 0 && (trainer.global_step() - step0 == 2 || step == steps)) {
+      be.synchronize();
+      result.first_end = clock::now();
+      result.first_steps = int(trainer.global_step() - step0);
+      result.captured = trainer.using_graph();
+      result.device_in_use = be.device_memory_in_use();
+    }
     if (step == steps) return true;  // the epoch's end evaluates, then checkpoints and stops
     if (stop_requested()) return false;
     if (o.checkpoint_every > 0 && trainer.global_step() % o.checkpoint_every == 0)
@@ -196,12 +219,16 @@ EpochsResult train_epochs(const TrainOptions& o, Trainer& trainer, Backend& be, 
 
   for (int e = int(trainer.global_step() / steps); e < o.epochs; ++e) {
     epoch_start = clock::now();
+    if (e == int(step0 / steps)) result.first_start = epoch_start;
     EpochStats st = trainer.train_epoch(e);
+    const auto eval_start = clock::now();
+    result.train_s += std::chrono::duration<double>(eval_start - epoch_start).count();
     if (st.fault_stop) result.fault = describe_fault(model, st.first_fault, steps);
     if (st.stopped) {  // by a signal, or by a fault inside the epoch
       result.interrupted = result.fault.empty();
       break;
     }
+    if (result.eval_s == 0) result.eval_start = eval_start;
     const EvalResult r = evaluate(be, model, test, norm);
     st.test_accuracy = r.accuracy;
     st.test_loss = r.loss;
@@ -213,6 +240,7 @@ EpochsResult train_epochs(const TrainOptions& o, Trainer& trainer, Backend& be, 
       validation = format("  val_loss %.4f  val_acc %.4f", v.loss, v.accuracy);
     }
     st.elapsed_s = elapsed();
+    result.eval_s += std::chrono::duration<double>(clock::now() - eval_start).count();
     const std::string skipped =
         o.on_nan == "skip" ? skipped_note(st, model, steps) : std::string();
     display.print(format("epoch %2d/%d  train_loss %.4f%s  test_acc %.4f  %10.0f images/s  "
@@ -324,8 +352,58 @@ void save_trained_model(const std::string& path, const Checkpoint& c, const Prov
   save_model(path, sm);
 }
 
+// Each file's read and decode (IDX folders), and the load as a whole around them.
+void add_data_timings(RunTimings& timings, const DatasetPair& data, SteadyTime start,
+                      SteadyTime end) {
+  for (const FileLoad& f : data.file_loads)
+    timings.add((f.cached ? "read (cached) " : "read+decode ") +
+                    f.path.substr(f.path.rfind('/') + 1), f.start, f.end);
+  timings.add("data loaded (all files)", start, end);
+}
+
+void add_loop_timings(RunTimings& timings, const EpochsResult& r) {
+  using std::chrono::duration;
+  if (r.first_start == SteadyTime{}) return;  // no epoch ran (a resumed run that was done)
+  const double first =
+      r.first_steps > 0 ? duration<double>(r.first_end - r.first_start).count() : 0;
+  if (r.first_steps > 0)
+    timings.add_seconds(format("first %d steps (eager%s)", r.first_steps,
+                               r.captured ? ", graph capture" : ""),
+                        r.first_start, first);
+  timings.add_seconds("training (the other steps)",
+                      r.first_steps > 0 ? r.first_end : r.first_start, r.train_s - first);
+  if (r.eval_s > 0) timings.add_seconds("evaluation", r.eval_start, r.eval_s);
+}
+
+// --summary: the run's result and where its time went, as JSON, written whole or not at all.
+nlohmann::json memory_json(const Backend& be, const ModelSpec& spec, int64_t device_in_use) {
+  const MemoryUsage m = be.memory_usage();
+  nlohmann::json j = {{"backend_peak_bytes", m.peak},
+                      {"backend_current_bytes", m.current},
+                      {"activation_bytes_per_image", activation_bytes_per_image(spec)},
+                      {"activation_bytes_per_image_unfused",
+                       activation_bytes_per_image(spec, false)}};
+  j["device_in_use_bytes"] = device_in_use >= 0 ? nlohmann::json(device_in_use) : nullptr;
+  return j;
+}
+
+void write_run_summary(const std::string& path, const LogRow& last, double whole_s,
+                       const std::vector<Phase>& phases, const nlohmann::json& memory) {
+  nlohmann::json j;
+  j["memory"] = memory;
+  j["final_test_accuracy"] = last.test_accuracy;
+  j["epochs"] = last.epoch;
+  j["process_seconds"] = whole_s;
+  j["timings"] = timings_json(phases);
+  write_file_atomically(path, j.dump(2) + "\n");
+}
+
 int run_train(const TrainOptions& given, const CLI::App& cmd) {
-  const auto t_start = std::chrono::steady_clock::now();
+  using clock = std::chrono::steady_clock;
+  RunTimings timings(process_start_time());
+  timings.add("process start to main", timings.origin(), main_entered_time());
+  const auto t_start = clock::now();
+  timings.add("main to train (options)", main_entered_time(), t_start);
   TrainOptions o = given;
   if (o.checkpoint_every > 0 && o.checkpoint.empty() && o.resume.empty())
     throw CLI::ValidationError("--checkpoint-every", "needs --checkpoint FILE to write to");
@@ -338,7 +416,8 @@ int run_train(const TrainOptions& given, const CLI::App& cmd) {
   }
   // Every output before anything is trained: a long run must not end in "cannot write".
   for (const auto& [option, path] : {std::pair{"--save", o.save}, {"--checkpoint", o.checkpoint},
-                                     {"--log", o.log}, {"--plot", o.plot}})
+                                     {"--log", o.log}, {"--plot", o.plot},
+                                     {"--summary", o.summary}})
     if (!path.empty()) check_output_path(option, path);
   if (o.batch % o.gpus != 0)
     throw CLI::ValidationError("--batch-size", std::to_string(o.batch) + " does not split " +
@@ -348,9 +427,20 @@ int run_train(const TrainOptions& given, const CLI::App& cmd) {
                                std::to_string(o.batch) + "), got " + std::to_string(o.limit));
   const bool resuming = !o.resume.empty();
   const ModelSpec spec = resuming ? ckpt.run.spec : load_spec(o.model);
+  // The data decode on other threads while this one starts the backend (a GPU context takes a
+  // few tenths of a second). The backend's error, if any, is still the one reported: the
+  // future's destructor waits for the loader and drops whatever it threw.
+  auto t = clock::now();
+  const std::string cache_dir = o.no_data_cache ? "" : default_idx_cache_dir();
+  std::future<DatasetPair> loading = std::async(std::launch::async, [&o, &spec, &cache_dir] {
+    return load_data(o.data, 0, o.data_format, &spec, cache_dir);
+  });
   std::unique_ptr<Backend> first = open_backend(o.backend, o.threads);
+  timings.add("backend creation (" + first->name() + ")", t, clock::now());
   check_gpus(o, *first);
-  DatasetPair data = load_data(o.data, 0, o.data_format, &spec);
+  DatasetPair data = loading.get();
+  add_data_timings(timings, data, t, clock::now());
+  t = clock::now();
   // The model file and the checkpoint describe the whole folder, whatever --limit keeps:
   // `pcnn eval` compares it with the whole folder too.
   const Provenance source = data_provenance(data);
@@ -368,15 +458,22 @@ int run_train(const TrainOptions& given, const CLI::App& cmd) {
   data.check_labels(spec.classes);  // a label past the logits would index the loss out of bounds
   check_batch_fits(data, o.batch);  // before any model is built for that batch
   if (resuming) check_same_data(ckpt, source, data.source, o.resume);
+  Normalization norm = ckpt.run.norm;
+  if (!resuming) norm = normalization_of(data.train);
+  timings.add("data checks and statistics", t, clock::now());
+  t = clock::now();
   Replicas replicas = open_replicas(o, std::move(first), spec);
   Backend& be = *replicas.backends[0];
   Model& model = *replicas.models[0];
+  be.synchronize();
+  timings.add("model build + upload", t, clock::now());
 
-  Normalization norm = ckpt.run.norm;
-  if (!resuming) norm = normalization_of(data.train);
+  t = clock::now();
   const TrainConfig cfg = train_config(o);
   Trainer trainer(Replicas::pointers(replicas.backends), Replicas::pointers(replicas.models),
                   replicas.collective.get(), data.train, norm, cfg);
+  be.synchronize();
+  timings.add("trainer setup (data upload)", t, clock::now());
   if (resuming) {
     PCNN_CHECK(ckpt.steps_per_epoch == trainer.steps_per_epoch(),
                "checkpoint '" << o.resume << "' has " << ckpt.steps_per_epoch << " steps per "
@@ -415,6 +512,7 @@ int run_train(const TrainOptions& given, const CLI::App& cmd) {
   install_stop_handlers();
   const EpochsResult result = train_epochs(o, trainer, be, model, data.test, val.get(), norm,
                                               display, ckpt);
+  add_loop_timings(timings, result);
   const std::vector<LogRow>& rows = result.rows;
   if (!result.fault.empty()) {
     // The faulty update was skipped on the device, so the checkpoint holds the last good
@@ -428,6 +526,7 @@ int run_train(const TrainOptions& given, const CLI::App& cmd) {
     return kExitRuntimeError;
   }
 
+  t = clock::now();
   if (!o.save.empty()) {
     save_trained_model(o.save, ckpt, source, rows, model.get_params(), model.get_state(),
                        data.train.class_names);
@@ -450,10 +549,17 @@ int run_train(const TrainOptions& given, const CLI::App& cmd) {
                  what.c_str());
     return kExitInterrupted;
   }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  timings.add("writing outputs", t, clock::now());
+  const double seconds = std::chrono::duration<double>(clock::now() - t_start).count();
   display.print(format("final test accuracy %.4f, %.1f s in all, peak memory %.0f MiB",
                        rows.back().test_accuracy, seconds, peak_rss_mib()));
+  const double whole = std::chrono::duration<double>(clock::now() - timings.origin()).count();
+  const int64_t in_use = std::max(result.device_in_use, be.device_memory_in_use());
+  if (!o.quiet) display.print(memory_line(be, spec, in_use));
+  if (o.timings) display.print(timings_table(timings.phases(), whole));
+  if (!o.summary.empty())
+    write_run_summary(o.summary, rows.back(), whole, timings.phases(),
+                      memory_json(be, spec, in_use));
   return kExitSuccess;
 }
 }  // namespace
@@ -503,6 +609,15 @@ Command add_train_command(CLI::App& app) {
                   "a progress line every N steps (default: redrawn 4x a second on a terminal, "
                   "a line every 10 s otherwise)")->check(whole_number(1, kMaxSteps));
   sub->add_flag("--quiet,-q", o->quiet, "print only the epoch lines and the final line");
+  sub->add_flag("--timings", o->timings,
+                "at the end, a table of where the time went: start-up, each data file, the "
+                "backend, model, first steps, training, evaluation, outputs");
+  sub->add_flag("--no-data-cache", o->no_data_cache,
+                "decode the IDX files again instead of reading the decoded copies kept in "
+                "$PCNN_CACHE_DIR (default: ~/.cache/pcnn) by an earlier run");
+  add_path_option(*sub, "--summary", o->summary,
+                  "write the run summary here (JSON: final accuracy, process seconds, the "
+                  "phase timings and memory)");
   sub->add_flag("--no-graphs", o->no_graphs, "do not replay the step as a CUDA graph");
   sub->add_option("--gpus", o->gpus, "data-parallel replicas, one per GPU (device 0..N-1)")
       ->check(whole_number(1, kMaxReplicas))->capture_default_str();

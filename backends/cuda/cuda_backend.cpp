@@ -13,13 +13,13 @@ CudaBackend::CudaBackend(int device) : ctx_(device) {}
 
 // ---- memory -----------------------------------------------------------------------------
 
-void* CudaBackend::allocate(size_t bytes) {
+void* CudaBackend::allocate_memory(size_t bytes) {
   ctx_.bind();
   // cudaMalloc aligns to at least 256 bytes, as the contract asks.
   return cuda::malloc_device(bytes ? bytes : 1);
 }
 
-void CudaBackend::deallocate(void* ptr) {
+void CudaBackend::free_memory(void* ptr) {
   if (!ptr) return;
   // Not checked: callers free from destructors, where a throw would end the program; a real
   // failure (a sticky error) resurfaces at the next checked call.
@@ -30,6 +30,13 @@ void CudaBackend::deallocate(void* ptr) {
   cudaStreamIsCapturing(ctx_.stream(), &status);
   if (status == cudaStreamCaptureStatusNone) cudaStreamSynchronize(ctx_.stream());
   cudaFree(ptr);
+}
+
+int64_t CudaBackend::device_memory_in_use() const {
+  ctx_.bind();
+  size_t free = 0, total = 0;
+  PCNN_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  return int64_t(total - free);
 }
 
 void CudaBackend::upload(void* dst, const void* src, size_t bytes) {

@@ -30,6 +30,7 @@ class CudaBackend : public Backend {
   bool is_host_memory() const override { return false; }
 
   PCNN_OVERRIDE_MEMORY_OPS
+  int64_t device_memory_in_use() const override;  // cudaMemGetInfo: total - free
 
   PCNN_OVERRIDE_REQUIRED_OPS
 

@@ -82,7 +82,7 @@ bool KokkosBackend::is_host_memory() const {
   return Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
 }
 
-void* KokkosBackend::allocate(size_t bytes) {
+void* KokkosBackend::allocate_memory(size_t bytes) {
   // kokkos_malloc puts a header in front of the data (64- or 128-byte aligned); the contract
   // promises 256, so allocate a little more and remember the original pointer.
   void* raw = nullptr;
@@ -102,7 +102,7 @@ void* KokkosBackend::allocate(size_t bytes) {
   return aligned;
 }
 
-void KokkosBackend::deallocate(void* ptr) {
+void KokkosBackend::free_memory(void* ptr) {
   if (!ptr) return;
   void* raw = nullptr;
   {

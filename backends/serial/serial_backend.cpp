@@ -10,13 +10,13 @@
 
 namespace pcnn {
 
-void* SerialBackend::allocate(size_t bytes) {
+void* SerialBackend::allocate_memory(size_t bytes) {
   // Round up: aligned_alloc wants a multiple of the alignment.
   void* p = std::aligned_alloc(256, (bytes + 255) / 256 * 256 + 256);
   if (!p) throw std::bad_alloc();
   return p;
 }
-void SerialBackend::deallocate(void* ptr) { std::free(ptr); }
+void SerialBackend::free_memory(void* ptr) { std::free(ptr); }
 void SerialBackend::upload(void* dst, const void* src, size_t bytes) {
   if (bytes) std::memcpy(dst, src, bytes);
 }
