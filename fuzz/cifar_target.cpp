@@ -23,15 +23,24 @@ void write_file(const std::string& path, const uint8_t* data, size_t size) {
   std::fclose(f);
 }
 
-// A folder of this process's own, made once, emptied of record and name files before each input.
-const std::string& scratch_folder() {
-  static const std::string dir = [] {
-    const std::string d = "/tmp/pcnn_fuzz_cifar_" + std::to_string(getpid());
-    mkdir(d.c_str(), 0700);
-    return d;
-  }();
-  return dir;
-}
+const char* const kCifar10Files[] = {"data_batch_1.bin", "data_batch_2.bin", "data_batch_3.bin",
+                                     "data_batch_4.bin", "data_batch_5.bin", "batches.meta.txt",
+                                     "test_batch.bin"};
+const char* const kCifar100Files[] = {"train.bin", "fine_label_names.txt", "test.bin"};
+
+// A folder of this process's own, made once, emptied before each input and removed at exit.
+struct ScratchFolder {
+  std::string dir = "/tmp/pcnn_fuzz_cifar_" + std::to_string(getpid());
+  ScratchFolder() { mkdir(dir.c_str(), 0700); }
+  ~ScratchFolder() {
+    empty();
+    rmdir(dir.c_str());
+  }
+  void empty() const {
+    for (const char* f : kCifar10Files) std::remove((dir + "/" + f).c_str());
+    for (const char* f : kCifar100Files) std::remove((dir + "/" + f).c_str());
+  }
+};
 
 // Every record of the set is the record of the input it came from, label and pixels.
 void check_copies(const Dataset& d, const uint8_t* records, size_t n, int label_bytes, int classes) {
@@ -59,13 +68,9 @@ void cifar_target(const uint8_t* data, size_t size) {
   const size_t name_bytes = std::min<size_t>(data[1], size - 2);
   const uint8_t* records = data + 2 + name_bytes;
   const size_t record_bytes = size - 2 - name_bytes;
-  const std::string& dir = scratch_folder();
-  const char* const cifar10[] = {"data_batch_1.bin", "data_batch_2.bin", "data_batch_3.bin",
-                                 "data_batch_4.bin", "data_batch_5.bin", "batches.meta.txt",
-                                 "test_batch.bin"};
-  const char* const cifar100[] = {"train.bin", "fine_label_names.txt", "test.bin"};
-  for (const char* f : cifar10) std::remove((dir + "/" + f).c_str());
-  for (const char* f : cifar100) std::remove((dir + "/" + f).c_str());
+  static const ScratchFolder scratch;
+  scratch.empty();
+  const std::string& dir = scratch.dir;
   const std::string test = dir + (hundred ? "/test.bin" : "/test_batch.bin");
   write_file(test, records, record_bytes);
   if (names)
@@ -74,7 +79,8 @@ void cifar_target(const uint8_t* data, size_t size) {
     require(symlink(test.c_str(), (dir + "/train.bin").c_str()) == 0, "cannot link train.bin");
   } else {
     for (int b = 0; b < 5; ++b)
-      require(symlink(test.c_str(), (dir + "/" + cifar10[b]).c_str()) == 0, "cannot link a batch");
+      require(symlink(test.c_str(), (dir + "/" + kCifar10Files[b]).c_str()) == 0,
+              "cannot link a batch");
   }
   DatasetPair p;
   try {
