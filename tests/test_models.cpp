@@ -201,8 +201,10 @@ TEST_CASE("data parallel with dropout and batchnorm: replica r at step s is one 
   std::vector<std::unique_ptr<Model>> models;
   std::vector<Backend*> bes;
   std::vector<Model*> ms;
+  BackendOptions opts;
+  opts.threads = 2;  // the suite's setting (tests/main.cpp): Kokkos takes one per process
   for (int r = 0; r < R; ++r) {
-    owned.push_back(make_backend(backend_name()));
+    owned.push_back(make_backend(backend_name(), opts));
     models.push_back(std::make_unique<Model>(*owned.back(), spec, b, 8));
     bes.push_back(owned.back().get());
     ms.push_back(models.back().get());
