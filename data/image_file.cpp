@@ -114,7 +114,8 @@ void jpeg_count_scans(j_common_ptr cinfo) {
 
 // Everything with a destructor lives outside the setjmp frame (hwc is the caller's; the error
 // is thrown after the jump, from the frame that called setjmp): longjmp skips destructors.
-// The variables read after the jump (cinfo, err) are not changed between setjmp and longjmp.
+// cinfo and err, read after the jump, live in memory (their addresses went to libjpeg), never
+// in registers that the jump would restore stale: libjpeg's own example.c relies on the same.
 Image decode_jpeg(const uint8_t* data, size_t size, const std::string& name, int64_t max_pixels,
                   std::vector<uint8_t>& hwc) {
   jpeg_decompress_struct cinfo{};
