@@ -44,17 +44,19 @@ std::unique_ptr<Backend> open(const std::string& name, int threads) {
   return make_backend(name.empty() ? fastest_usable_backend(opts) : name, opts);
 }
 
-// The same data without labels' meaning: zeros, so that the gather kernels have labels to read.
-Dataset unlabelled(const uint8_t* images, int count, int height, int width) {
+// count images of channels x height x width pixels as a data set, labelled 0 so that the gather
+// kernels have labels to read (predict does not use them).
+Dataset unlabelled(const uint8_t* images, int count, int channels, int height, int width) {
   PCNN_CHECK(images != nullptr, "predict: no images given");
-  PCNN_CHECK(count >= 1 && height >= 1 && width >= 1,
-             "predict: " << count << " images of " << height << "x" << width
+  PCNN_CHECK(count >= 1 && channels >= 1 && height >= 1 && width >= 1,
+             "predict: " << count << " images of " << channels << "x" << height << "x" << width
                          << " (each must be at least 1)");
   Dataset d;
   d.count = count;
+  d.channels = channels;
   d.height = height;
   d.width = width;
-  d.images.assign(images, images + size_t(count) * height * width);
+  d.images.assign(images, images + size_t(count) * d.image_size());
   d.labels.assign(size_t(count), 0);
   return d;
 }
@@ -152,10 +154,9 @@ std::vector<EpochStats> Network::train(const Dataset& train, const Dataset* test
     if (on_epoch) on_epoch(st);
     epochs.push_back(st);
   }
+  // The data fields as `pcnn train --save` writes them: the whole sets a part was cut from.
   Provenance& p = s_->provenance;
-  p = Provenance{};
-  p.train_count = train.count;
-  p.test_count = test ? test->count : 0;
+  p = data_provenance(train, test, train.source);
   p.recipe = recipe(o);
   p.epochs = o.epochs;
   p.final_accuracy = test ? epochs.back().test_accuracy : -1;
@@ -214,8 +215,13 @@ std::vector<Prediction> Network::predict(const Dataset& images) {
   return out;
 }
 
+std::vector<Prediction> Network::predict(const uint8_t* images, int count, int channels, int height,
+                                         int width) {
+  return predict(unlabelled(images, count, channels, height, width));
+}
+
 std::vector<Prediction> Network::predict(const uint8_t* images, int count, int height, int width) {
-  return predict(unlabelled(images, count, height, width));
+  return predict(images, count, 1, height, width);
 }
 
 Prediction Network::predict(const uint8_t* image, int height, int width) {

@@ -102,8 +102,13 @@ class Network {
                                 const TrainOptions& options, const ProgressFn& on_progress = {},
                                 const EpochFn& on_epoch = {});
   EvalResult evaluate(const Dataset& data);
-  // count images of height x width uint8 pixels, row-major (as in IDX files); images smaller
+  // count images of channels x height x width uint8 pixels, image after image, each one plane
+  // per channel (R, G, B), each plane row-major: the layout of a Dataset and of CIFAR records.
+  // channels must be the model's input channels (an Error says so otherwise); images smaller
   // than the model's input are padded as in training (28x28 into simard2003's 29x29).
+  std::vector<Prediction> predict(const uint8_t* images, int count, int channels, int height,
+                                  int width);
+  // Grey images (channels 1), row-major as in IDX files.
   std::vector<Prediction> predict(const uint8_t* images, int count, int height, int width);
   Prediction predict(const uint8_t* image, int height, int width);
   std::vector<Prediction> predict(const Dataset& images);  // its labels are not read

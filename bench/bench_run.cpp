@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "backends/registry.hpp"
@@ -62,19 +64,40 @@ bool per_layer_at(const BenchOptions& o, int batch) {
   return batch == *std::max_element(o.batches.begin(), o.batches.end());
 }
 
-// A folder of images is converted to the first model's input.
-Dataset bench_data(const BenchOptions& o, const ModelSpec& first, std::string& what) {
-  if (!o.data_dir.empty()) {
-    // every model checks its own classes
-    DatasetPair p = load_dataset(o.data_dir, parse_data_format(o.data_format),
-                                 {first.in_c, first.in_h, first.in_w}, 256);
-    what = "training images of " + p.source;
-    return std::move(p.train);
+// The images each model (by index) is benched on. A folder of images is converted to each
+// model's input, as `pcnn train` converts it, and read once per distinct input shape; IDX and
+// CIFAR files have a shape of their own, read once for all models.
+std::vector<std::shared_ptr<const Dataset>> bench_data(const BenchOptions& o,
+                                                       const std::vector<ModelSpec>& specs,
+                                                       std::string& what) {
+  std::vector<std::shared_ptr<const Dataset>> out;
+  if (o.data_dir.empty()) {
+    const int largest = *std::max_element(o.batches.begin(), o.batches.end());
+    const int count = std::max(o.synthetic_images, 2 * largest);
+    what = std::to_string(count) + " synthetic 28x28 images (tests/synthetic.hpp)";
+    out.assign(specs.size(),
+               std::make_shared<const Dataset>(test::synthetic_dataset(count, 28, 28, o.seed)));
+    return out;
   }
-  const int largest = *std::max_element(o.batches.begin(), o.batches.end());
-  const int count = std::max(o.synthetic_images, 2 * largest);
-  what = std::to_string(count) + " synthetic 28x28 images (tests/synthetic.hpp)";
-  return test::synthetic_dataset(count, 28, 28, o.seed);
+  DataFormat format = parse_data_format(o.data_format);
+  if (format == DataFormat::Detect) format = detect_data_format(o.data_dir);
+  std::map<std::tuple<int, int, int>, std::shared_ptr<const Dataset>> by_shape;
+  std::string shapes;
+  for (const ModelSpec& s : specs) {
+    const auto shape = format == DataFormat::Folder ? std::make_tuple(s.in_c, s.in_h, s.in_w)
+                                                    : std::make_tuple(0, 0, 0);
+    std::shared_ptr<const Dataset>& d = by_shape[shape];
+    if (!d) {
+      DatasetPair p = load_dataset(o.data_dir, format, {s.in_c, s.in_h, s.in_w}, 256);
+      d = std::make_shared<const Dataset>(std::move(p.train));
+      shapes += (shapes.empty() ? "" : ", ") + std::to_string(d->channels) + "x" +
+                std::to_string(d->height) + "x" + std::to_string(d->width);
+    }
+    out.push_back(d);
+  }
+  what = "training images of " + o.data_dir +
+         (format == DataFormat::Folder ? " (converted to each model's input: " + shapes + ")" : "");
+  return out;
 }
 
 // "[k/N]" and an ETA for progress lines. N counts every (backend, thread count, model, batch)
@@ -115,16 +138,18 @@ struct Countdown {
 
 // Every model and batch size on one backend object.
 void bench_backend(Backend& be, int threads, const std::vector<ModelSpec>& specs,
-                   const Dataset& data, const BenchOptions& o, std::vector<ModelRun>& runs,
-                   const Progress& progress, Countdown& count, const std::string& tag) {
-  for (const ModelSpec& spec : specs)
+                   const std::vector<std::shared_ptr<const Dataset>>& data, const BenchOptions& o,
+                   std::vector<ModelRun>& runs, const Progress& progress, Countdown& count,
+                   const std::string& tag) {
+  for (size_t m = 0; m < specs.size(); ++m)
     for (int batch : o.batches) {
+      const ModelSpec& spec = specs[m];
       ModelBenchConfig cfg;
       cfg.policy = o.policy;
       cfg.per_layer = per_layer_at(o, batch);
       cfg.seed = o.seed;
       cfg.optimizer = o.optimizer;
-      runs.push_back(bench_model(be, threads, spec, batch, data, cfg));
+      runs.push_back(bench_model(be, threads, spec, batch, *data[m], cfg));
       progress(count.line(tag + parent_tag() + progress_line(runs.back())));
     }
 }
@@ -176,8 +201,8 @@ BenchReport run_bench(const BenchOptions& opts, const Progress& progress) {
   r.topology = host_topology();
   for (const auto& e : compiled_backends()) r.compiled.push_back(e.name);
   r.options = o;
-  const Dataset data = bench_data(o, specs.front(), r.data);
-  for (const ModelSpec& spec : specs) data.check_labels(spec.classes);  // before anything runs
+  const std::vector<std::shared_ptr<const Dataset>> data = bench_data(o, specs, r.data);
+  for (size_t m = 0; m < specs.size(); ++m) data[m]->check_labels(specs[m].classes);  // before any run
 
   auto skip = [&](const std::string& backend, const std::string& why) {
     r.skipped.push_back({backend, unavailable_reason(backend, why)});

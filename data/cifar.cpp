@@ -78,6 +78,7 @@ DatasetPair load_pair(const std::string& dir, const std::vector<std::string>& tr
   p.train = read_cifar_files(train_paths, label_bytes, classes);
   p.test = read_cifar_files({member(dir, test)}, label_bytes, classes);
   p.train.class_names = p.test.class_names = class_names(dir + "/" + names_file, classes);
+  p.train.source = p.test.source = dir;
   p.classes = classes;
   return p;
 }

@@ -43,6 +43,10 @@ void DatasetPair::check_classes(int model_classes, const std::string& model_name
                                  << model_classes << " (its spec's \"classes\" and last layer)");
 }
 
+DatasetOrigin Dataset::origin() const {
+  return cut_from.count > 0 ? cut_from : DatasetOrigin{count, labels_crc32()};
+}
+
 uint32_t Dataset::labels_crc32() const {
   const std::vector<uint8_t> bytes(labels.begin(), labels.end());
   return uint32_t(crc32_z(crc32_z(0, nullptr, 0), bytes.data(), bytes.size()));
@@ -96,6 +100,7 @@ DatasetPair load_mnist_folder(const std::string& dir, int classes, const std::st
              "training images are " << p.train.height << "x" << p.train.width
                                     << " but test images are " << p.test.height << "x"
                                     << p.test.width);
+  p.train.source = p.test.source = dir;
   return p;
 }
 

@@ -11,6 +11,13 @@
 
 namespace pcnn {
 
+// The whole set a part was cut from (keep_first, split_validation): what a trained model records
+// as its data, so that `pcnn eval` on the whole folder finds the data it came from.
+struct DatasetOrigin {
+  int count = 0;              // 0: the set is whole (not cut)
+  uint32_t labels_crc32 = 0;  // of all its labels
+};
+
 struct Dataset {
   int count = 0, height = 0, width = 0;
   std::vector<uint8_t> images;  // (count, channels, height, width)
@@ -19,6 +26,11 @@ struct Dataset {
   std::string images_file, labels_file;  // where they were read from
   int channels = 1;             // 1 (grey) .. kMaxDataChannels (3: RGB)
   std::vector<std::string> class_names;  // label -> name where the format has them (else empty)
+  std::string source;           // the folder it was loaded from ("" = not from a folder)
+  DatasetOrigin cut_from;       // set by the first cut
+
+  // The whole set: cut_from once cut, else this set itself.
+  DatasetOrigin origin() const;
 
   size_t image_size() const { return size_t(channels) * height * width; }
 

@@ -1,6 +1,8 @@
 // PNG through libpng's simplified API (png_image), JPEG through libjpeg's decompressor with its
-// fatal errors turned into a longjmp back to us; both decode interleaved pixels, which are then
-// split into channel planes.
+// fatal errors turned into a longjmp back to us; both decode from memory (the whole file read
+// first) to interleaved pixels, which are then split into channel planes. Neither library may
+// leave its state allocated or skip a C++ destructor when the input is bad: the fuzz targets
+// (fuzz/image_targets.cpp) run these under ASan and UBSan.
 #include "data/image_file.hpp"
 
 #include <sys/stat.h>
@@ -9,7 +11,7 @@
 #include <cmath>
 #include <csetjmp>
 #include <cstdio>
-#include <memory>
+#include <fstream>
 
 #include "core/check.hpp"
 
@@ -23,14 +25,12 @@
 namespace pcnn {
 
 namespace {
-struct FileClose {
-  void operator()(FILE* f) const { std::fclose(f); }
-};
-using File = std::unique_ptr<FILE, FileClose>;
+// Far above any image of kMaxImagePixels pixels worth reading: a larger file is refused unread.
+constexpr uint64_t kMaxImageFile = uint64_t(1) << 30;
 
-void check_size(const std::string& path, int64_t w, int64_t h) {
-  PCNN_CHECK(w >= 1 && h >= 1 && w * h <= kMaxImagePixels,
-             "'" << path << "' is a " << w << "x" << h << " image (at most " << kMaxImagePixels
+void check_size(const std::string& name, int64_t w, int64_t h, int64_t max_pixels) {
+  PCNN_CHECK(w >= 1 && h >= 1 && w * h <= max_pixels,
+             "'" << name << "' is a " << w << "x" << h << " image (at most " << max_pixels
                  << " pixels)");
 }
 
@@ -48,35 +48,45 @@ Image from_interleaved(const std::vector<uint8_t>& hwc, int channels, int height
 }
 
 #ifdef PCNN_HAVE_PNG
-Image read_png(const std::string& path) {
+// libpng's simplified API catches its own longjmp errors and returns 0 with image.message set;
+// it frees its state on an error, and this guard frees it on every other way out (an exception
+// from our checks or from allocating the pixels). png_image_free twice is harmless.
+struct PngImage {
   png_image png{};
-  png.version = PNG_IMAGE_VERSION;
-  const auto fail = [&](const char* what) -> Error {
-    const std::string msg = png.message[0] ? png.message : what;
-    png_image_free(&png);
-    return Error("'" + path + "' is not a readable PNG image (" + msg + ")");
-  };
-  if (!png_image_begin_read_from_file(&png, path.c_str())) throw fail("bad header");
-  const int64_t w = png.width, h = png.height;
-  if (w < 1 || h < 1 || w * h > kMaxImagePixels) {
-    png_image_free(&png);
-    check_size(path, w, h);
+  PngImage() { png.version = PNG_IMAGE_VERSION; }
+  ~PngImage() { png_image_free(&png); }
+  PngImage(const PngImage&) = delete;
+  PngImage& operator=(const PngImage&) = delete;
+  Error error(const std::string& name, const char* what) const {
+    return Error("'" + name + "' is not a readable PNG image (" +
+                 (png.message[0] ? png.message : what) + ")");
   }
-  const int channels = (png.format & PNG_FORMAT_FLAG_COLOR) ? 3 : 1;
-  png.format = channels == 3 ? PNG_FORMAT_RGB : PNG_FORMAT_GRAY;
-  std::vector<uint8_t> hwc(PNG_IMAGE_SIZE(png));
-  if (!png_image_finish_read(&png, nullptr, hwc.data(), 0, nullptr)) throw fail("bad data");
-  png_image_free(&png);
+};
+
+Image decode_png(const uint8_t* data, size_t size, const std::string& name, int64_t max_pixels) {
+  PngImage im;
+  if (!png_image_begin_read_from_memory(&im.png, data, size)) throw im.error(name, "bad header");
+  const int64_t w = im.png.width, h = im.png.height;
+  check_size(name, w, h, max_pixels);
+  const int channels = (im.png.format & PNG_FORMAT_FLAG_COLOR) ? 3 : 1;
+  im.png.format = channels == 3 ? PNG_FORMAT_RGB : PNG_FORMAT_GRAY;
+  std::vector<uint8_t> hwc(size_t(w * h * channels));
+  if (!png_image_finish_read(&im.png, nullptr, hwc.data(), 0, nullptr))
+    throw im.error(name, "bad data");
   return from_interleaved(hwc, channels, int(h), int(w));
 }
 #else
-Image read_png(const std::string& path) {
-  throw Error("'" + path + "' is a PNG image, and this pcnn was built without libpng "
+Image decode_png(const uint8_t*, size_t, const std::string& name, int64_t) {
+  throw Error("'" + name + "' is a PNG image, and this pcnn was built without libpng "
               "(scripts/setup.sh installs libpng-dev)");
 }
 #endif
 
 #ifdef PCNN_HAVE_JPEG
+// A progressive JPEG may hold any number of scans, each a pass over the whole image: a few
+// bytes per scan can make a small file take minutes. Real encoders write about 10.
+constexpr int kMaxJpegScans = 1000;
+
 // libjpeg calls error_exit on a fatal error and must not return: we jump back to the reader.
 struct JpegError {
   jpeg_error_mgr mgr;
@@ -84,7 +94,7 @@ struct JpegError {
   char message[JMSG_LENGTH_MAX];
 };
 
-void jpeg_fail(j_common_ptr cinfo) {
+[[noreturn]] void jpeg_fail(j_common_ptr cinfo) {
   auto* e = reinterpret_cast<JpegError*>(cinfo->err);
   (*cinfo->err->format_message)(cinfo, e->message);
   std::longjmp(e->jump, 1);
@@ -92,27 +102,41 @@ void jpeg_fail(j_common_ptr cinfo) {
 
 void jpeg_quiet(j_common_ptr, int) {}  // warnings (e.g. extraneous bytes) are not printed
 
-// Everything with a destructor lives outside the setjmp frame: longjmp skips destructors.
-Image read_jpeg(const std::string& path, FILE* f, std::vector<uint8_t>& hwc) {
+// Called between work units: stops a file with too many scans through the error path.
+void jpeg_count_scans(j_common_ptr cinfo) {
+  auto* d = reinterpret_cast<j_decompress_ptr>(cinfo);
+  if (d->input_scan_number > kMaxJpegScans) {
+    auto* e = reinterpret_cast<JpegError*>(cinfo->err);
+    std::snprintf(e->message, sizeof e->message, "more than %d scans", kMaxJpegScans);
+    std::longjmp(e->jump, 1);
+  }
+}
+
+// Everything with a destructor lives outside the setjmp frame (hwc is the caller's; the error
+// is thrown after the jump, from the frame that called setjmp): longjmp skips destructors.
+// cinfo and err, read after the jump, live in memory (their addresses went to libjpeg), never
+// in registers that the jump would restore stale: libjpeg's own example.c relies on the same.
+Image decode_jpeg(const uint8_t* data, size_t size, const std::string& name, int64_t max_pixels,
+                  std::vector<uint8_t>& hwc) {
   jpeg_decompress_struct cinfo{};
   JpegError err{};
+  jpeg_progress_mgr progress{};
+  progress.progress_monitor = jpeg_count_scans;
   cinfo.err = jpeg_std_error(&err.mgr);
   err.mgr.error_exit = jpeg_fail;
   err.mgr.emit_message = jpeg_quiet;
-  int width = 0, height = 0, channels = 0;
-  bool too_large = false;
   if (setjmp(err.jump)) {
     jpeg_destroy_decompress(&cinfo);
-    throw Error("'" + path + "' is not a readable JPEG image (" + err.message + ")");
+    throw Error("'" + name + "' is not a readable JPEG image (" + err.message + ")");
   }
   jpeg_create_decompress(&cinfo);
-  jpeg_stdio_src(&cinfo, f);
+  cinfo.progress = &progress;
+  jpeg_mem_src(&cinfo, data, static_cast<unsigned long>(size));
   jpeg_read_header(&cinfo, TRUE);
-  channels = cinfo.num_components == 1 ? 1 : 3;
+  const int channels = cinfo.num_components == 1 ? 1 : 3;
   cinfo.out_color_space = channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
-  width = int(cinfo.image_width);
-  height = int(cinfo.image_height);
-  too_large = int64_t(width) * height > kMaxImagePixels || width < 1 || height < 1;
+  const int width = int(cinfo.image_width), height = int(cinfo.image_height);
+  const bool too_large = width < 1 || height < 1 || int64_t(width) * height > max_pixels;
   if (!too_large) {
     jpeg_start_decompress(&cinfo);
     hwc.resize(size_t(width) * height * channels);
@@ -123,12 +147,13 @@ Image read_jpeg(const std::string& path, FILE* f, std::vector<uint8_t>& hwc) {
     jpeg_finish_decompress(&cinfo);
   }
   jpeg_destroy_decompress(&cinfo);
-  check_size(path, width, height);
+  check_size(name, width, height, max_pixels);
   return from_interleaved(hwc, channels, height, width);
 }
 #else
-Image read_jpeg(const std::string& path, FILE*, std::vector<uint8_t>&) {
-  throw Error("'" + path + "' is a JPEG image, and this pcnn was built without libjpeg "
+Image decode_jpeg(const uint8_t*, size_t, const std::string& name, int64_t,
+                  std::vector<uint8_t>&) {
+  throw Error("'" + name + "' is a JPEG image, and this pcnn was built without libjpeg "
               "(scripts/setup.sh installs libjpeg-dev)");
 }
 #endif
@@ -146,24 +171,29 @@ bool has_image_extension(const std::string& name) {
   return false;
 }
 
+Image decode_image(const uint8_t* data, size_t size, const std::string& name,
+                   int64_t max_pixels) {
+  static const uint8_t kPngSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  if (size >= 8 && std::equal(data, data + 8, kPngSignature))
+    return decode_png(data, size, name, max_pixels);
+  PCNN_CHECK(size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF,
+             "'" << name << "' is neither a PNG nor a JPEG image");
+  std::vector<uint8_t> hwc;
+  return decode_jpeg(data, size, name, max_pixels, hwc);
+}
+
 Image read_image(const std::string& path) {
   struct stat st {};
   PCNN_CHECK(stat(path.c_str(), &st) == 0, "cannot open '" << path << "'");
   PCNN_CHECK(S_ISREG(st.st_mode), "'" << path << "' is not a regular file");
-  File f(std::fopen(path.c_str(), "rb"));
-  PCNN_CHECK(f, "cannot open '" << path << "'");
-  unsigned char magic[8] = {};
-  const size_t got = std::fread(magic, 1, sizeof magic, f.get());
-  static const unsigned char kPngSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-  if (got == 8 && std::equal(magic, magic + 8, kPngSignature)) {
-    f.reset();
-    return read_png(path);
-  }
-  PCNN_CHECK(got >= 3 && magic[0] == 0xFF && magic[1] == 0xD8 && magic[2] == 0xFF,
-             "'" << path << "' is neither a PNG nor a JPEG image");
-  std::rewind(f.get());
-  std::vector<uint8_t> hwc;
-  return read_jpeg(path, f.get(), hwc);
+  PCNN_CHECK(uint64_t(st.st_size) <= kMaxImageFile,
+             "'" << path << "' is " << st.st_size << " bytes, too large for an image file");
+  std::ifstream in(path, std::ios::binary);
+  PCNN_CHECK(in, "cannot open '" << path << "'");
+  std::vector<uint8_t> bytes(size_t(st.st_size));
+  in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(bytes.size()));
+  PCNN_CHECK(in.gcount() == std::streamsize(bytes.size()), "cannot read '" << path << "'");
+  return decode_image(bytes.data(), bytes.size(), path);
 }
 
 Image convert_image(const Image& im, int channels, int height, int width) {

@@ -24,6 +24,11 @@ constexpr int64_t kMaxImagePixels = int64_t(1) << 28;
 // truncated image, another format).
 Image read_image(const std::string& path);
 
+// What read_image does once the file is in memory; name stands for the file in errors.
+// max_pixels below kMaxImagePixels: the fuzz targets keep every input quick.
+Image decode_image(const uint8_t* data, size_t size, const std::string& name,
+                   int64_t max_pixels = kMaxImagePixels);
+
 // true when the name ends in .png, .jpg or .jpeg (any case).
 bool has_image_extension(const std::string& name);
 

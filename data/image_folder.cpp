@@ -105,6 +105,7 @@ DatasetPair load_image_folder(const std::string& dir, const ImageShape& shape) {
   p.train = load_image_classes(dir + "/train", shape);
   p.test = load_image_classes(dir + "/test", shape, p.train.class_names);
   p.classes = p.train.classes;
+  p.train.source = p.test.source = dir;
   return p;
 }
 

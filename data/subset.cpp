@@ -11,6 +11,7 @@ namespace pcnn {
 
 void keep_first(Dataset& d, int n) {
   if (n <= 0 || n >= d.count) return;
+  if (d.cut_from.count == 0) d.cut_from = d.origin();
   d.count = n;
   d.images.resize(size_t(n) * d.image_size());
   d.labels.resize(size_t(n));
@@ -25,6 +26,7 @@ Dataset split_validation(Dataset& d, double fraction, uint32_t seed) {
                                          << "holds out " << held << ", leaving "
                                          << d.count - held << " to train on (each needs 1 or more)");
   // The first `held` positions of a keyed shuffle (the trainer's, with a key of its own) choose.
+  if (d.cut_from.count == 0) d.cut_from = d.origin();  // both parts come from it
   std::vector<char> in_val(size_t(d.count), 0);
   const uint32_t key = epoch_seed(seed ^ 0x5EED5A11u, 0xFFFFFFFFu) | 1u;  // never 0: the identity
   for (int i = 0; i < held; ++i) in_val[shuffle_index(uint32_t(i), uint32_t(d.count), key)] = 1;

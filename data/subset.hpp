@@ -7,6 +7,7 @@
 
 namespace pcnn {
 
+// Both record in d.cut_from the whole set that the first cut started from.
 // Keeps only the first n images of d (n <= 0 or n >= d.count: all of them).
 void keep_first(Dataset& d, int n);
 

@@ -1,6 +1,7 @@
 // Writes the seed corpora of the fuzz targets into fuzz/corpus/ (run once; the files are
 // committed): small IDX files cut from the real Fashion-MNIST test set and synthetic ones, the
-// built-in model specs and a few custom ones as JSON, and tiny saved models.
+// built-in model specs and a few custom ones as JSON, tiny saved models, small CIFAR folders (as
+// the cifar target reads its input) and PNG and JPEG files of every kind the readers take.
 //   pcnn_fuzz_seeds fuzz/corpus [fashion-mnist folder]
 #include <zlib.h>
 
@@ -8,10 +9,14 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "data/cifar.hpp"
 #include "data/dataset.hpp"
 #include "data/idx.hpp"
 #include "models/model.hpp"
 #include "models/serialize.hpp"
+#ifdef PCNN_SEEDS_HAVE_IMAGES
+#include "tests/image_writer.hpp"
+#endif
 
 namespace {
 using pcnn::ModelSpec;
@@ -122,6 +127,72 @@ void model_seeds(const std::string& out) {
   m.provenance.final_accuracy = 0.8125;
   write(out + "/tiny_provenance.pcnn", pcnn::encode_model(m));
 }
+// The cifar target's input: a mode byte (bit 0 CIFAR-100, bit 1 no name file), the length of the
+// class-name text, the text, then records of smooth pixels.
+void cifar_seeds(const std::string& out) {
+  const auto records = [](int n, int label_bytes, int classes) {
+    std::string r;
+    for (int i = 0; i < n; ++i) {
+      const int label = (i * 7 + 3) % classes;
+      if (label_bytes == 2) r.push_back(char(label / 5));
+      r.push_back(char(label));
+      for (int p = 0; p < pcnn::kCifarPixels; ++p) r.push_back(char((p / 32 + p % 32 * 3 + i * 40) & 255));
+    }
+    return r;
+  };
+  const std::string names10 = "airplane\nautomobile\nbird\ncat\ndeer\ndog\nfrog\nhorse\nship\ntruck\n";
+  write(out + "/cifar10_named", std::string{0, char(names10.size())} + names10 + records(2, 1, 10));
+  write(out + "/cifar10_unnamed", std::string{2, 0} + records(1, 1, 10));
+  write(out + "/cifar100", std::string{3, 0} + records(3, 2, 100));
+  const std::string few = "a\r\n\nb \n";  // CR, blank line, trailing space: two names, not 100
+  write(out + "/cifar100_names", std::string{1, char(few.size())} + few + records(1, 2, 100));
+}
+
+#ifdef PCNN_SEEDS_HAVE_IMAGES
+pcnn::Image seed_image(int channels, int height, int width, int levels) {
+  pcnn::Image im;
+  im.channels = channels;
+  im.height = height;
+  im.width = width;
+  for (int c = 0; c < channels; ++c)
+    for (int y = 0; y < height; ++y)
+      for (int x = 0; x < width; ++x)
+        im.pixels.push_back(uint8_t((x * 3 + y * 5 + c * 70) % levels * (255 / (levels - 1))));
+  return im;
+}
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void image_seeds(const std::string& out) {
+  using pcnn::test::JpegOptions;
+  using pcnn::test::PngOptions;
+  const std::string tmp = "/tmp/pcnn_seed_image";
+  const auto png = [&](const std::string& name, const pcnn::Image& im, const PngOptions& o) {
+    pcnn::test::write_png(tmp, im, o);
+    write(out + "/png/" + name, file_bytes(tmp));
+  };
+  png("grey.png", seed_image(1, 7, 5, 256), {});
+  png("rgb.png", seed_image(3, 6, 9, 256), {});
+  png("grey_alpha.png", seed_image(1, 4, 4, 256), {true, false, false});
+  png("rgba.png", seed_image(3, 5, 3, 256), {true, false, false});
+  png("rgb16.png", seed_image(3, 3, 4, 256), {false, true, false});
+  png("palette.png", seed_image(3, 8, 8, 4), {false, false, true});
+  const auto jpeg = [&](const std::string& name, const pcnn::Image& im, const JpegOptions& o) {
+    pcnn::test::write_jpeg(tmp, im, o);
+    write(out + "/jpeg/" + name, file_bytes(tmp));
+  };
+  jpeg("grey.jpg", seed_image(1, 9, 11, 256), {});
+  jpeg("rgb420.jpg", seed_image(3, 17, 16, 256), {});
+  jpeg("rgb444_q30.jpg", seed_image(3, 8, 8, 256), {30, false, 0, true});
+  jpeg("progressive.jpg", seed_image(3, 16, 24, 256), {80, true, 0, false});
+  jpeg("grey_progressive.jpg", seed_image(1, 10, 10, 256), {75, true, 0, false});
+  jpeg("restarts.jpg", seed_image(3, 32, 8, 256), {90, false, 1, false});
+  std::remove(tmp.c_str());
+}
+#endif
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -133,5 +204,11 @@ int main(int argc, char** argv) {
   idx_seeds(out + "/idx", argc > 2 ? argv[2] : pcnn::default_data_dir());
   spec_seeds(out + "/model_spec");
   model_seeds(out + "/model_file");
+  cifar_seeds(out + "/cifar");
+#ifdef PCNN_SEEDS_HAVE_IMAGES
+  image_seeds(out);
+#else
+  std::fprintf(stderr, "no PNG or JPEG seeds: built without libpng or libjpeg\n");
+#endif
   return 0;
 }

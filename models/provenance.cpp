@@ -26,16 +26,25 @@ bool Provenance::operator==(const Provenance& o) const {
          recipe == o.recipe && epochs == o.epochs && final_accuracy == o.final_accuracy;
 }
 
-Provenance data_provenance(const DatasetPair& data) {
+Provenance data_provenance(const Dataset& train, const Dataset* test, const std::string& folder) {
   Provenance p;
-  p.data_folder = data.source;
-  p.data_files = {data.train.images_file, data.train.labels_file, data.test.images_file,
-                  data.test.labels_file};
-  p.train_count = data.train.count;
-  p.test_count = data.test.count;
-  p.train_labels_crc32 = crc32_text(data.train.labels_crc32());
-  p.test_labels_crc32 = crc32_text(data.test.labels_crc32());
+  p.data_folder = folder;
+  const DatasetOrigin whole = train.origin();
+  p.train_count = whole.count;
+  p.train_labels_crc32 = crc32_text(whole.labels_crc32);
+  p.data_files = {train.images_file, train.labels_file};
+  if (test) {
+    const DatasetOrigin whole_test = test->origin();
+    p.test_count = whole_test.count;
+    p.test_labels_crc32 = crc32_text(whole_test.labels_crc32);
+    p.data_files.push_back(test->images_file);
+    p.data_files.push_back(test->labels_file);
+  }
   return p;
+}
+
+Provenance data_provenance(const DatasetPair& data) {
+  return data_provenance(data.train, &data.test, data.source);
 }
 
 std::string data_difference(const Provenance& saved, const Provenance& now) {

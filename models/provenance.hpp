@@ -23,7 +23,11 @@ struct Provenance {
   bool operator==(const Provenance& o) const;
 };
 
-// The data fields of a provenance, filled from a loaded data set.
+// The data fields of a provenance: the folder and files, and the whole sets' counts and label
+// checksums, also when train or test is a part (--limit, --val-split: Dataset::origin). One path
+// for the pcnn tool and the API (Network::save). test may be null (counts 0: unknown).
+Provenance data_provenance(const Dataset& train, const Dataset* test, const std::string& folder);
+// data_provenance(data.train, &data.test, data.source).
 Provenance data_provenance(const DatasetPair& data);
 
 // The first way two data descriptions differ ("test labels differ (crc32 ...)"), or "" when

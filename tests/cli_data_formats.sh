@@ -78,6 +78,20 @@ grep -q "(30 test images)" "$tmp/out" && ok "eval reads an image folder" || fail
 expect_ok bench --backends serial --models "$tmp/rgb.json" --data "$tmp/c10" --data-format cifar10 \
   --batch-sizes 8 --repeat 3 --warmup 1 --budget 0.01 --per-layer none --out "$tmp/bench"
 [ -s "$tmp/bench/bench.json" ] && ok "bench on CIFAR-10" || fail "bench: $(tail -3 "$tmp/err")"
+# bench on a folder of images with models of other inputs: each gets the images at its own input
+# (channels and size), as train converts them, not the first model's.
+cat >"$tmp/grey20.json" <<'JSON'
+{"name": "grey20", "input": [1, 20, 16], "classes": 10, "layers": [
+  {"type": "conv", "units": 4, "kernel": 3, "act": "relu"}, {"type": "dense", "units": 10}]}
+JSON
+expect_ok bench --backends serial --models "$tmp/rgb.json,$tmp/grey20.json" --data "$tmp/img" \
+  --batch-sizes 8 --repeat 3 --warmup 1 --budget 0.01 --per-layer none --out "$tmp/bench_img"
+for m in rgb-small grey20; do
+  grep -q "\"model\": \"$m\"" "$tmp/bench_img/bench.json" && ok "bench on a folder runs $m" ||
+    fail "bench on a folder: no run of $m: $(tail -3 "$tmp/err")"
+done
+grep -q "converted to each model's input: 3x32x32, 1x20x16" "$tmp/bench_img/bench.json" &&
+  ok "bench names both input shapes" || fail "bench data: $(grep '"data"' "$tmp/bench_img/bench.json")"
 
 # --limit: the first N of each set (and --val-split of those N).
 expect_ok train --backend serial --model "$tmp/rgb.json" --data "$tmp/c10" --epochs 1 \

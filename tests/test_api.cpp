@@ -8,6 +8,8 @@
 #include <numeric>
 
 #include "api/pcnn.hpp"
+#include "data/subset.hpp"
+#include "models/serialize.hpp"
 #include "tests/harness.hpp"
 #include "tests/synthetic.hpp"
 
@@ -48,6 +50,41 @@ TEST_CASE("api: the builder writes the spec it is told, and refuses impossible o
   CHECK_THROWS_AS(api::NetworkBuilder("p", 1, 8, 8).maxpool(2).pad(2).dense(3).spec(), Error);
   CHECK_THROWS_AS(api::NetworkBuilder("r", 1, 8, 8).dropout(1.0).dense(3).spec(), Error);
   CHECK_THROWS_AS(api::NetworkBuilder("q", 1, 8, 8).flatten().pad(1), Error);
+}
+
+TEST_CASE("api: a model trained on a part records the whole data set, as pcnn train does") {
+  // --limit then --val-split, as the tool cuts them; the provenance is the whole folder's.
+  DatasetPair whole;
+  whole.train = synthetic_dataset(120, 12, 12, 31);
+  whole.test = synthetic_dataset(50, 12, 12, 32);
+  whole.source = whole.train.source = whole.test.source = "/data/somewhere";
+  whole.train.images_file = "/data/somewhere/train-images-idx3-ubyte";
+  const Provenance tool = data_provenance(whole);  // what pcnn train --save records
+  CHECK(tool.train_count == 120);
+  DatasetPair part = whole;
+  keep_first(part.train, 80);
+  keep_first(part.test, 30);
+  const Dataset val = split_validation(part.train, 0.25, 3);
+  REQUIRE(part.train.count == 60);
+  CHECK(val.origin().count == 120);
+  CHECK(data_provenance(part) == tool);  // cut or not, the same description
+
+  api::Network net(small_cnn(), "serial", 4, 1);
+  api::TrainOptions o;
+  o.batch = 20;
+  o.progress_every_s = 0;
+  net.train(part.train, &part.test, o);
+  const std::string path = "test_api_part.pcnn";
+  net.save(path);
+  const SavedModel saved = load_model(path);
+  std::remove(path.c_str());
+  Provenance data_only = saved.provenance;
+  data_only.recipe = tool.recipe;
+  data_only.epochs = tool.epochs;
+  data_only.final_accuracy = tool.final_accuracy;
+  CHECK(data_only == tool);
+  CHECK(data_difference(saved.provenance, data_provenance(whole)).empty());
+  CHECK(saved.provenance.epochs == 1);
 }
 
 }  // TEST_SUITE
@@ -138,6 +175,31 @@ TEST_CASE("api: a larger training batch than the network was built for keeps its
                               << " across the rebuild");
   CHECK(moved_by_training > 0.5);
   CHECK(moved_by_rebuild < 1e-2);
+}
+
+TEST_CASE("api: raw pixels of several channels predict as the same images in a data set") {
+  // 3 x 10 x 10 images into a 3 x 12 x 12 network: padded as in training, every plane read.
+  const ModelSpec spec = api::NetworkBuilder("rgb", 3, 12, 12)
+                             .conv(4, 3, 1, 1, "relu").maxpool(2).flatten().dense(10).spec();
+  api::Network net(spec, backend_name(), 9);
+  const Dataset images = synthetic_rgb_dataset(6, 10, 27);
+  const std::vector<api::Prediction> from_set = net.predict(images);
+  const std::vector<api::Prediction> from_pixels = net.predict(images.images.data(), 6, 3, 10, 10);
+  REQUIRE(from_pixels.size() == 6);
+  for (size_t i = 0; i < 6; ++i)
+    for (size_t k = 0; k < 10; ++k)
+      CHECK(from_pixels[i].probabilities[k] == from_set[i].probabilities[k]);
+  const size_t image = 3 * 10 * 10;
+  const std::vector<api::Prediction> fifth = net.predict(&images.images[4 * image], 1, 3, 10, 10);
+  CHECK(fifth.at(0).probabilities == from_set[4].probabilities);
+  // The blue plane matters: the same image with another blue plane predicts otherwise.
+  std::vector<uint8_t> other(images.images.begin() + 4 * image, images.images.begin() + 5 * image);
+  for (size_t p = 200; p < 300; ++p) other[p] = uint8_t(255 - other[p]);
+  CHECK(net.predict(other.data(), 1, 3, 10, 10).at(0).probabilities != fifth.at(0).probabilities);
+  // Another channel count than the model's is an Error saying so, not a read past the buffer.
+  CHECK_THROWS_WITH_AS(net.predict(images.images.data(), 2, 10, 10),
+                       doctest::Contains("takes 3 input channels, the data set has 1"), Error);
+  CHECK_THROWS_AS(net.predict(images.images.data(), 1, 0, 10, 10), Error);
 }
 
 TEST_CASE("api: bad input is an Error naming what is wrong") {

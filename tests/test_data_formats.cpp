@@ -133,6 +133,33 @@ TEST_CASE("images: corrupt and foreign files are refused naming the file") {
   PCNN_CHECK_REFUSED([&] { read_image(scratch_path("none.png")); }, "cannot open");
 }
 
+TEST_CASE("images: decoding bombs are refused before their cost (pixel limit, JPEG scans)") {
+  const std::string p = scratch_path("limit.png"), j = scratch_path("scans.jpg");
+  write_png(p, make_image(3, 5, 7, 8));
+  const std::string png = read_bytes(p);
+  const auto* png_data = reinterpret_cast<const uint8_t*>(png.data());
+  CHECK(decode_image(png_data, png.size(), "x", 35).pixels.size() == 3u * 35);
+  PCNN_CHECK_REFUSED([&] { decode_image(png_data, png.size(), "x", 34); }, "a 7x5 image (at most 34");
+  // A progressive JPEG with its last scan repeated: 10 scans decode, 1001 are refused.
+  JpegOptions o;
+  o.progressive = true;
+  write_jpeg(j, make_image(3, 16, 16, 9), o);
+  const std::string jpeg = read_bytes(j);
+  const size_t last = jpeg.rfind("\xFF\xDA"), end = jpeg.rfind("\xFF\xD9");
+  REQUIRE(last != std::string::npos);
+  REQUIRE(end == jpeg.size() - 2);
+  const std::string scan = jpeg.substr(last, end - last);
+  const auto with_scans = [&](int extra) {
+    std::string b = jpeg.substr(0, end);
+    for (int i = 0; i < extra; ++i) b += scan;
+    return b + "\xFF\xD9";
+  };
+  const std::string some = with_scans(3), many = with_scans(1000);
+  CHECK(decode_image(reinterpret_cast<const uint8_t*>(some.data()), some.size(), "x").height == 16);
+  PCNN_CHECK_REFUSED([&] { decode_image(reinterpret_cast<const uint8_t*>(many.data()), many.size(), "m"); },
+                     "'m' is not a readable JPEG image (more than 1000 scans)");
+}
+
 TEST_CASE("images: channel conversion and bilinear resize, against hand-worked values") {
   Image rgb;
   rgb.channels = 3;

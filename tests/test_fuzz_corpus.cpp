@@ -43,6 +43,9 @@ TEST_SUITE("core") {
 TEST_CASE("fuzz corpora and regressions replay without a finding") {
   CHECK(replay("idx", fuzz::idx_target) >= 5);
   CHECK(replay("model_file", fuzz::model_file_target) >= 2);
+  CHECK(replay("cifar", fuzz::cifar_target) >= 4);
+  CHECK(replay("png", fuzz::png_target) >= 6);
+  CHECK(replay("jpeg", fuzz::jpeg_target) >= 6);
   for (const auto& be : usable_backends()) {
     INFO("backend " << be->name());
     CHECK(replay("model_spec", [&](const uint8_t* d, size_t n) { fuzz::model_spec_check(*be, d, n); }) >= 6);

@@ -4,7 +4,10 @@
 // Tolerance for parameters after a few SGD/Adam steps: 1e-4 normalised — each step's fp32
 // differences (~1e-6) are carried and slightly amplified by later steps; a wrong kernel is off
 // by far more (> 1e-2).
+#include <nlohmann/json.hpp>
+
 #include "backends/registry.hpp"
+#include "models/model_spec.hpp"
 #include "models/model.hpp"
 #include "tests/harness.hpp"
 #include "tests/synthetic.hpp"
@@ -157,6 +160,72 @@ TEST_CASE("data parallel: R replicas train exactly like one device, weights stay
     check_close("data parallel over " + std::to_string(R) + " replicas vs one device", first,
                 want, kStepTol);
   }
+}
+
+TEST_CASE("data parallel with dropout and batchnorm: replica r at step s is one device's step s*R+r") {
+  // Replica r's step counter is s*R + r: it gathers shard r of global batch s, draws dropout
+  // masks keyed by that counter over its own shard's elements, and normalises with its shard's
+  // batch statistics. One device with the shard's batch size (b = B/R) takes the same images at
+  // its step s*R + r, so with the weights held still (SGD, lr 1e-30: zero is refused, and this
+  // moves only the zero biases, by ~1e-30) the all-reduced gradient of step
+  // s is the mean of that device's gradients at steps s*R .. s*R + R-1. The running statistics
+  // are each replica's own.
+  const ModelSpec spec = model_spec_from_json(nlohmann::json::parse(R"({"name": "dp_regular",
+    "input": [1, 8, 8], "classes": 10, "layers": [{"type": "conv", "units": 3, "kernel": 3},
+    {"type": "batchnorm"}, {"type": "relu"}, {"type": "dropout", "rate": 0.5}, {"type": "flatten"},
+    {"type": "dense", "units": 10}]})"));
+  const Dataset data = synthetic_dataset(48, 8, 8, 41);
+  const Normalization norm{0.2f, 3.f};
+  const int R = 2, B = 8, b = B / R, steps = 3;
+  TrainConfig cfg;
+  cfg.seed = 6;
+  cfg.optimizer.kind = "sgd";
+  cfg.optimizer.lr = 1e-30f;
+  cfg.optimizer.momentum = 0.f;
+  const auto grads_of = [](Backend& be, const Model& m) {
+    DeviceArray<float> g(be, m.param_count());
+    be.copy(g.get(), m.grads(), m.param_count() * sizeof(float));
+    return g.download();
+  };
+
+  Model single(backend(), spec, b, 8);
+  cfg.batch = b;
+  Trainer one(backend(), single, data, norm, cfg);
+  std::vector<std::vector<float>> small_steps;
+  for (int t = 0; t < steps * R; ++t) {
+    one.step();
+    small_steps.push_back(grads_of(backend(), single));
+  }
+
+  std::vector<std::unique_ptr<Backend>> owned;
+  std::vector<std::unique_ptr<Model>> models;
+  std::vector<Backend*> bes;
+  std::vector<Model*> ms;
+  BackendOptions opts;
+  opts.threads = 2;  // the suite's setting (tests/main.cpp): Kokkos takes one per process
+  for (int r = 0; r < R; ++r) {
+    owned.push_back(make_backend(backend_name(), opts));
+    models.push_back(std::make_unique<Model>(*owned.back(), spec, b, 8));
+    bes.push_back(owned.back().get());
+    ms.push_back(models.back().get());
+  }
+  auto coll = make_collective(backend_name(), bes, "host");
+  cfg.batch = B;
+  Trainer dp(bes, ms, coll.get(), data, norm, cfg);
+  for (int s = 0; s < steps; ++s) {
+    dp.step();
+    std::vector<float> want(small_steps[0].size(), 0.f);
+    for (int r = 0; r < R; ++r)
+      for (size_t i = 0; i < want.size(); ++i) want[i] += small_steps[size_t(s * R + r)][i] / R;
+    for (int r = 0; r < R; ++r)
+      check_close("replica " + std::to_string(r) + "'s all-reduced gradient at step " +
+                      std::to_string(s) + " vs one device's steps " + std::to_string(s * R) +
+                      " and " + std::to_string(s * R + 1),
+                  grads_of(*bes[size_t(r)], *ms[size_t(r)]), want, 1e-5);
+  }
+  // Not synchronised: each replica's running statistics follow its own shards.
+  CHECK(ms[0]->get_state() != ms[1]->get_state());
+  CHECK(ms[0]->get_params() == ms[1]->get_params());
 }
 
 }  // TEST_SUITE
