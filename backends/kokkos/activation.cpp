@@ -1,5 +1,8 @@
-// Kokkos bias and activation kernels. The bias gradient gives each channel to one team, which
-// reduces in a fixed order: no atomics, the same result every run.
+// Kokkos bias and activation kernels. The bias gradient gives each channel to one team (on a GPU
+// several, summed in order by a second kernel), which reduces in a fixed order: no atomics, the
+// same result every run.
+#include <algorithm>
+
 #include "backends/kokkos/kokkos_backend.hpp"
 #include "backends/kokkos/kokkos_common.hpp"
 #include "core/activation_math.hpp"
@@ -19,8 +22,48 @@ void KokkosBackend::bias_add(int N, int C, int HW, const float* b, float* y) {
   });
 }
 
-// dy (N,C,HW) -> db (C) = sum over n and hw; one team per channel
+namespace {
+
+// On a GPU, C teams leave most of it idle (LeNet-5's first layer: 6 teams, 0.56 ms at batch
+// 1024 on an H200): each channel's images are shared out over `chunks` teams, whose partial sums
+// a second kernel adds in chunk order (deterministic). Chunks for ~4 teams per SM in all, each
+// with at least ~2048 values.
+int bias_chunks(int N, int C, int HW) {
+  if (kOnHost || C <= 0) return 1;
+  const long long wanted = (std::max(1, ExecSpace().concurrency() / 256) + C - 1) / C;
+  const long long by_work = (static_cast<long long>(N) * HW) / 2048;
+  return int(std::max(1LL, std::min({wanted, by_work, static_cast<long long>(N)})));
+}
+
+void bias_grad_split(int N, int C, int HW, const float* dy, float* db, float* partial,
+                     int chunks) {
+  Kokkos::parallel_for("pcnn::bias_backward[split]", TeamPolicy(C * chunks, row_team_size()),
+                       KOKKOS_LAMBDA(const Member& team) {
+    const int t = team.league_rank(), c = t / chunks, k = t % chunks;
+    const int n0 = int(static_cast<long long>(N) * k / chunks);
+    const int n1 = int(static_cast<long long>(N) * (k + 1) / chunks);
+    float total = 0.f;
+    Kokkos::parallel_reduce(Kokkos::TeamThreadRange(team, (n1 - n0) * HW), [&](int j, float& acc) {
+      const int n = n0 + j / HW;
+      acc += dy[(size_t(n) * C + c) * HW + (j - (j / HW) * HW)];
+    }, total);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { partial[t] = total; });
+  });
+  Kokkos::parallel_for("pcnn::bias_backward[sum]", range(size_t(C)), KOKKOS_LAMBDA(size_t c) {
+    float acc = 0.f;
+    for (int k = 0; k < chunks; ++k) acc += partial[c * chunks + k];
+    db[c] = acc;
+  });
+}
+
+}  // namespace
+
+// dy (N,C,HW) -> db (C) = sum over n and hw; one team per channel (on a GPU, several)
 void KokkosBackend::bias_backward(int N, int C, int HW, const float* dy, float* db) {
+  if (const int chunks = bias_chunks(N, C, HW); chunks > 1) {
+    bias_grad_split(N, C, HW, dy, db, workspace(kPartials, size_t(C) * chunks), chunks);
+    return;
+  }
   Kokkos::parallel_for("pcnn::bias_backward", TeamPolicy(C, row_team_size()),
                        KOKKOS_LAMBDA(const Member& team) {
     const int c = team.league_rank();
