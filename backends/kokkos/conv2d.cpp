@@ -7,6 +7,7 @@
 #include <string>
 
 #include "backends/kokkos/gemm.hpp"
+#include "backends/kokkos/host_simd.hpp"
 #include "backends/kokkos/kokkos_backend.hpp"
 #include "backends/kokkos/pool2d.hpp"
 
@@ -291,29 +292,47 @@ namespace kk {
 #ifndef __CUDACC__
 template <int S, int QL>
 struct WeightGradDirect {
-  typedef float Lanes __attribute__((vector_size(64), aligned(4)));  // 16 floats
-  static constexpr int V = QL / 16;
+  using Vec = simd::Vec;
+  static constexpr int L = simd::kLanes, V = QL / L;
+  static_assert(QL % L == 0, "rows are whole registers");
+  // Filters per pass: KB * S * V accumulators, KB dy registers and one x register must fit.
+  static constexpr int filters_per_pass() {
+    int kb = 4;
+    while (kb > 1 && kb * (S * V + 1) + 1 > simd::kRegisters) kb /= 2;
+    return kb;
+  }
   Conv2dShape s;
   int P, Hp, groups, KCRS;
   const float* xq;   // (N, C, Hp, QL + S - 1): x padded by pad, rows widened
   const float* dyq;  // (N, K, P, QL): dy rows widened
   float* partial;    // (groups, K, C, R, S)
 
-  // KB filters k0 .. k0+KB-1 at once: they share every x row load.
+  // KB filters k0 .. k0+KB-1 at once: they share every x row load. Every loop inside (n, p) is
+  // unrolled so the accumulators stay in registers.
   template <int KB>
   void filters(int k0, int c, int r, int g, int n_begin, int n_end) const {
     constexpr int XL = QL + S - 1;
-    Lanes acc[KB][S][V] = {};
+    Vec acc[KB][S][V];
+#pragma GCC unroll 8
+    for (int j = 0; j < KB; ++j)
+#pragma GCC unroll 8
+      for (int t = 0; t < S; ++t)
+#pragma GCC unroll 8
+        for (int v = 0; v < V; ++v) acc[j][t][v] = Vec{};
+    const size_t dy_filter = size_t(P) * QL;
     for (int n = n_begin; n < n_end; ++n)
       for (int p = 0; p < P; ++p) {
         const float* d = dyq + ((size_t(n) * s.K + k0) * P + p) * QL;
         const float* xr = xq + ((size_t(n) * s.C + c) * Hp + p + r) * XL;
+#pragma GCC unroll 8
         for (int v = 0; v < V; ++v) {
-          Lanes dv[KB];
-          for (int j = 0; j < KB; ++j) __builtin_memcpy(&dv[j], d + j * P * QL + 16 * v, sizeof(Lanes));
+          Vec dv[KB];
+#pragma GCC unroll 8
+          for (int j = 0; j < KB; ++j) dv[j] = simd::load(d + j * dy_filter + L * v);
+#pragma GCC unroll 8
           for (int t = 0; t < S; ++t) {
-            Lanes xv;
-            __builtin_memcpy(&xv, xr + 16 * v + t, sizeof xv);
+            const Vec xv = simd::load(xr + L * v + t);
+#pragma GCC unroll 8
             for (int j = 0; j < KB; ++j) acc[j][t][v] += dv[j] * xv;
           }
         }
@@ -321,16 +340,16 @@ struct WeightGradDirect {
     for (int j = 0; j < KB; ++j) {
       float* out = partial + size_t(g) * KCRS + ((size_t(k0 + j) * s.C + c) * s.R + r) * S;
       for (int t = 0; t < S; ++t) {
-        float sum = 0.f;
+        float sum = 0.f;  // q order, whatever the register width
         for (int v = 0; v < V; ++v)
-          for (int q = 0; q < 16; ++q) sum += acc[j][t][v][q];
+          for (int l = 0; l < L; ++l) sum += acc[j][t][v][l];
         out[t] = sum;
       }
     }
   }
 
   void operator()(const Member& team) const {
-    constexpr int KB = V == 1 ? 4 : 2;  // accumulators: KB * S * V vector registers
+    constexpr int KB = filters_per_pass();
     const int item = team.league_rank();
     const int r = item % s.R, c = item / s.R % s.C, g = item / (s.R * s.C);
     const int n_begin = int(int64_t(s.N) * g / groups);

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "backends/kokkos/host_simd.hpp"
 #include "backends/kokkos/kokkos_common.hpp"
 #include "core/activation_math.hpp"
 
@@ -246,23 +247,46 @@ KOKKOS_INLINE_FUNCTION void copy_row(float* KOKKOS_RESTRICT dst, const float* KO
 
 // One thread's register block: C (MR,NR) += sum over k < kv of A(k,i) B(k,j), with
 // A(k,i) = A[k*lda + i], B(k,j) = B[k*ldb + j], C(i,j) = C[i*ldc + j] (staged tiles, k-major).
-// A CPU build spells the 16-wide rows as GNU vector types: one load of B and MR broadcast
-// multiply-adds per k, which compilers do not reliably find on their own. (Host compilers
-// only: device code takes the plain loops.)
+// A CPU build spells the rows as SIMD registers (host_simd.hpp): one load of B and MR broadcast
+// multiply-adds per k, which compilers do not reliably find on their own. Where the block does
+// not fit the register file (AVX2: 8x16 is 16 accumulators of 16), it runs in passes of MH rows.
+// (Host compilers only: device code takes the plain loops.)
+#if !defined(__CUDACC__)
+// Rows per pass: MH accumulator rows of nv registers, plus the B row and one broadcast.
+constexpr int micro_rows_per_pass(int mr, int nv) {
+  return mr * nv + nv + 1 <= simd::kRegisters || mr == 1 ? mr : micro_rows_per_pass(mr / 2, nv);
+}
+#endif
+
 KOKKOS_INLINE_FUNCTION void micro_tile(const float* A, int lda, const float* B, int ldb, float* C,
                                        int ldc, int kv) {
   constexpr int MR = GemmConfig::MR, NR = GemmConfig::NR;
 #if !defined(__CUDACC__)
-  if constexpr (kOnHost && NR == 16) {
-    typedef float Lanes __attribute__((vector_size(64), aligned(4)));
-    Lanes acc[MR];
-    for (int ii = 0; ii < MR; ++ii) __builtin_memcpy(&acc[ii], C + ii * ldc, sizeof(Lanes));
-    for (int k = 0; k < kv; ++k) {
-      Lanes b;
-      __builtin_memcpy(&b, B + k * ldb, sizeof b);
-      for (int ii = 0; ii < MR; ++ii) acc[ii] += A[k * lda + ii] * b;
+  if constexpr (kOnHost && NR % simd::kLanes == 0) {
+    using simd::Vec;
+    constexpr int L = simd::kLanes, NV = NR / L, MH = micro_rows_per_pass(MR, NV);
+    for (int i0 = 0; i0 < MR; i0 += MH) {
+      Vec acc[MH][NV];
+#pragma GCC unroll 16
+      for (int ii = 0; ii < MH; ++ii)
+#pragma GCC unroll 16
+        for (int v = 0; v < NV; ++v) acc[ii][v] = simd::load(C + (i0 + ii) * ldc + v * L);
+      for (int k = 0; k < kv; ++k) {
+        Vec b[NV];
+#pragma GCC unroll 16
+        for (int v = 0; v < NV; ++v) b[v] = simd::load(B + k * ldb + v * L);
+#pragma GCC unroll 16
+        for (int ii = 0; ii < MH; ++ii) {
+          const Vec a = simd::splat(A[k * lda + i0 + ii]);
+#pragma GCC unroll 16
+          for (int v = 0; v < NV; ++v) acc[ii][v] += a * b[v];
+        }
+      }
+#pragma GCC unroll 16
+      for (int ii = 0; ii < MH; ++ii)
+#pragma GCC unroll 16
+        for (int v = 0; v < NV; ++v) simd::store(C + (i0 + ii) * ldc + v * L, acc[ii][v]);
     }
-    for (int ii = 0; ii < MR; ++ii) __builtin_memcpy(C + ii * ldc, &acc[ii], sizeof(Lanes));
     return;
   }
 #endif
