@@ -15,17 +15,31 @@ namespace pcnn {
 
 namespace kk {
 
-// x (planes,H,W) -> xp (planes,Hp,Wp): x at row top, column left, zeros around it
+// x (planes,H,W) -> xp (planes,Hp,Wp): x at row top, column left, zeros around it. One team per
+// plane: a CPU thread writes each row as a zero run, a copy and a zero run (a select per element
+// and a team launch per row cost more than the copy); a GPU spreads rows over its threads.
 void pad_planes(const float* x, int planes, int H, int W, int top, int left, int Hp, int Wp,
                 float* xp) {
-  Kokkos::parallel_for("pcnn::conv2d_pad", row_policy(size_t(planes) * Hp),
+  Kokkos::parallel_for("pcnn::conv2d_pad", plane_policy(size_t(planes)),
                        KOKKOS_LAMBDA(const Member& team) {
-    const int row = team.league_rank(), plane = row / Hp, h = row - plane * Hp - top;
-    float* dst = xp + size_t(row) * Wp;
-    const float* src = x + (size_t(plane) * H + h) * W - left;
-    const bool inside = unsigned(h) < unsigned(H);
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, Wp), [&](int wp) {
-      dst[wp] = inside && unsigned(wp - left) < unsigned(W) ? src[wp] : 0.f;
+    const int plane = team.league_rank();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Hp), [&](int hp) {
+      const int h = hp - top;
+      float* dst = xp + (size_t(plane) * Hp + hp) * Wp;
+      const float* src = x + (size_t(plane) * H + h) * W - left;
+      const bool inside = unsigned(h) < unsigned(H);
+      if constexpr (kOnHost) {
+        // Columns [lo, hi) of the row come from x.
+        const int lo = !inside ? Wp : left < 0 ? 0 : left < Wp ? left : Wp;
+        const int hi = !inside ? Wp : left + W < lo ? lo : left + W < Wp ? left + W : Wp;
+        for (int wp = 0; wp < lo; ++wp) dst[wp] = 0.f;
+        if (hi > lo) copy_row(dst + lo, src + lo, hi - lo);
+        for (int wp = hi; wp < Wp; ++wp) dst[wp] = 0.f;
+      } else {
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, Wp), [&](int wp) {
+          dst[wp] = inside && unsigned(wp - left) < unsigned(W) ? src[wp] : 0.f;
+        });
+      }
     });
   });
 }
@@ -74,7 +88,8 @@ struct DataGradPlanes {
     const int blocks_n = TN / NR;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, (TM / MR) * blocks_n), [&](int u) {
       const int mi = (u / blocks_n) * MR, ni = (u % blocks_n) * NR;
-      micro_tile(as.data() + mi, TM, bs.data() + ni, TN, cs.data() + mi * TN + ni, TN, K);
+      micro_tile(as.data() + mi, TM, bs.data() + ni, TN, cs.data() + mi * TN + ni, TN, K,
+                 imin(MR, RS - mi));
     });
     team.team_barrier();
 
@@ -178,12 +193,14 @@ void KokkosBackend::conv_forward_impl(const Conv2dShape& s, const float* x, cons
 
 void KokkosBackend::conv2d_forward(const Conv2dShape& s, const float* x, const float* w,
                                    const float* b, float* y) {
+  PCNN_KK_REGION(conv2d_forward);
   conv_forward_impl(s, x, w, b, Activation::None, y);
 }
 
 // dy (N,K,P,Q), w (K,C,R,S) -> dx (N,C,H,W)
 void KokkosBackend::conv2d_backward_data(const Conv2dShape& s, const float* dy, const float* w,
                                          float* dx) {
+  PCNN_KK_REGION(conv2d_backward_data);
   const int P = s.P(), Q = s.Q(), PQ = P * Q, RS = s.R * s.S, CRS = s.C * RS, HW = s.H * s.W;
   const int top = s.R - 1 - s.pad, left = s.S - 1 - s.pad;
   // Per plane in scratch when it fits (the minimum K*CRS*PQ multiply-adds per image, nothing
@@ -262,6 +279,7 @@ void KokkosBackend::conv2d_backward_data(const Conv2dShape& s, const float* dy, 
 // x (N,C,H,W), dy (N,K,P,Q) -> dw (K, CRS) = dy (K, N*PQ) * col^T (N*PQ, CRS); db (K) = sum dy
 void KokkosBackend::conv2d_backward_weights(const Conv2dShape& s, const float* x,
                                             const float* dy, float* dw, float* db) {
+  PCNN_KK_REGION(conv2d_backward_weights);
   const int P = s.P(), Q = s.Q(), PQ = P * Q, CRS = s.C * s.R * s.S;
   const int Hp = s.H + 2 * s.pad, Wp = s.W + 2 * s.pad;
   if (has_weight_grad_direct(s)) {
@@ -416,6 +434,7 @@ void KokkosBackend::weight_grad_direct(const Conv2dShape& s, const float* x, con
 void KokkosBackend::conv2d_fused_forward(const Conv2dShape& s, const ConvEpilogue& epi,
                                          const float* x, const float* w, const float* b,
                                          float* act_out, float* y) {
+  PCNN_KK_REGION(conv2d_fused_forward);
   conv_forward_impl(s, x, w, b, epi.act, act_out);
   if (epi.pool != PoolKind::None) {
     pool2d_forward(epi.pool, pooled_shape(s, epi), act_out, y);
@@ -430,6 +449,7 @@ void KokkosBackend::conv2d_fused_backward(const Conv2dShape& s, const ConvEpilog
                                           const float* x, const float* w, const float* act_out,
                                           const float* dy, float* scratch, float* dx, float* dw,
                                           float* db) {
+  PCNN_KK_REGION(conv2d_fused_backward);
   const float* d_pre = dy;
   if (epi.pool != PoolKind::None) {
     kk::pool2d_backward(epi.pool, pooled_shape(s, epi), act_out, dy, epi.act, scratch);

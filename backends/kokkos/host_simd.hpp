@@ -26,7 +26,6 @@ typedef float VecU __attribute__((vector_size(kLanes * sizeof(float)), aligned(4
 
 inline Vec load(const float* p) { return *reinterpret_cast<const VecU*>(p); }
 inline void store(float* p, Vec v) { *reinterpret_cast<VecU*>(p) = v; }
-inline Vec splat(float a) { return Vec{} + a; }
 
 }  // namespace simd
 }  // namespace kk

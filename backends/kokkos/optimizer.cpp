@@ -16,6 +16,7 @@ constexpr size_t kChunk = 4096;
 // params, grads, velocity (n); hyper float[kHyperCount]
 void KokkosBackend::sgd_update(size_t n, float* params, const float* grads, float* velocity,
                                const float* hyper) {
+  PCNN_KK_REGION(sgd_update);
   if constexpr (kOnHost) {
     const SgdHyper h = SgdHyper::from(hyper);
     if (h.skip) return;  // a step not finite
@@ -39,6 +40,7 @@ void KokkosBackend::sgd_update(size_t n, float* params, const float* grads, floa
 // params, grads, m, v (n); hyper float[kHyperCount]; t = *step + 1
 void KokkosBackend::adam_update(size_t n, float* params, const float* grads, float* m, float* v,
                                 const float* hyper, const int32_t* step) {
+  PCNN_KK_REGION(adam_update);
   if constexpr (kOnHost) {
     const AdamHyper h = AdamHyper::from(hyper, *step);
     if (h.skip) return;
@@ -62,6 +64,7 @@ void KokkosBackend::adam_update(size_t n, float* params, const float* grads, flo
 
 // *counter += 1, on the device
 void KokkosBackend::increment(int32_t* counter) {
+  PCNN_KK_REGION(increment);
   Kokkos::parallel_for("pcnn::increment", range(1), KOKKOS_LAMBDA(size_t) { *counter += 1; });
 }
 
