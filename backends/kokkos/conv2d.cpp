@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 #include "backends/kokkos/gemm.hpp"
 #include "backends/kokkos/host_simd.hpp"
@@ -159,6 +160,76 @@ DataGradPath forced_data_grad_path() {
 // Whether the CPU weight gradient has a direct version for this shape (see below).
 bool has_weight_grad_direct(const Conv2dShape& s);
 
+// CPU forward as a direct correlation (stride 1, see ForwardDirect below) for this shape?
+bool has_forward_direct(const Conv2dShape& s);
+
+#ifndef __CUDACC__
+// CPU forward as a direct correlation (stride 1): work item = one image; per output row and
+// block of KB filters, vector accumulators along q take every tap (c, r, s) as a broadcast
+// weight times a shifted x row, then bias and activation go on in the row's store. x rows are
+// read as they lie (padded and widened to QL + S - 1, as for the weight gradient) instead of
+// being staged as im2col tiles: with few input channels (the first layer) the GEMM's staging
+// costs more than its multiply-adds. Same tap order as the GEMM (c, r, s), so the same sums.
+template <int S, int QL, Activation A>
+struct ForwardDirect {
+  using Vec = simd::Vec;
+  static constexpr int L = simd::kLanes, V = QL / L, XL = QL + S - 1;
+  // Filters per pass: KB * V accumulators and one x register.
+  static constexpr int kMaxKB = (simd::kRegisters - 2) / V < 8 ? (simd::kRegisters - 2) / V : 8;
+  static_assert(QL % L == 0 && kMaxKB >= 1, "rows are whole registers");
+  Conv2dShape s;
+  int P, Q, Hp;
+  const float* xq;  // (N, C, Hp, XL)
+  const float* w;   // (K, C, R, S)
+  const float* b;   // (K) or null
+  float* y;         // (N, K, P, Q)
+
+  template <int KB>
+  void filters(int k0, int n, int p) const {
+    Vec acc[KB][V];
+#pragma GCC unroll 8
+    for (int j = 0; j < KB; ++j)
+#pragma GCC unroll 8
+      for (int v = 0; v < V; ++v) acc[j][v] = Vec{};
+    const size_t filter = size_t(s.C) * s.R * S;
+    for (int c = 0; c < s.C; ++c)
+      for (int r = 0; r < s.R; ++r) {
+        const float* xr = xq + ((size_t(n) * s.C + c) * Hp + p + r) * XL;
+        const float* wr = w + (size_t(k0) * s.C * s.R + size_t(c) * s.R + r) * S;
+#pragma GCC unroll 8
+        for (int t = 0; t < S; ++t)
+#pragma GCC unroll 8
+          for (int v = 0; v < V; ++v) {
+            const Vec xv = simd::load(xr + L * v + t);
+#pragma GCC unroll 8
+            for (int j = 0; j < KB; ++j) acc[j][v] += wr[j * filter + t] * xv;
+          }
+      }
+    for (int j = 0; j < KB; ++j) {
+      float row[QL];
+      for (int v = 0; v < V; ++v) simd::store(row + L * v, acc[j][v]);
+      const float bias = b ? b[k0 + j] : 0.f;
+      float* out = y + ((size_t(n) * s.K + k0 + j) * P + p) * Q;
+      for (int q = 0; q < Q; ++q) out[q] = activate<A>(row[q] + bias);
+    }
+  }
+
+  template <int... R>
+  void filters_of(int kb, int k0, int n, int p, std::integer_sequence<int, R...>) const {
+    (void)((kb == R + 1 ? (filters<R + 1>(k0, n, p), true) : false) || ...);
+  }
+
+  void operator()(const Member& team) const {
+    const int n = team.league_rank();
+    for (int p = 0; p < P; ++p)
+      for (int k = 0; k < s.K; k += kMaxKB) {
+        const int kb = s.K - k < kMaxKB ? s.K - k : kMaxKB;
+        filters_of(kb, k, n, p, std::make_integer_sequence<int, kMaxKB>{});
+      }
+  }
+};
+#endif
+
 }  // namespace kk
 
 using namespace kk;
@@ -178,6 +249,10 @@ void KokkosBackend::conv_forward_impl(const Conv2dShape& s, const float* x, cons
                                       const float* b, Activation act, float* y) {
   const int P = s.P(), Q = s.Q(), PQ = P * Q, CRS = s.C * s.R * s.S;
   const int Hp = s.H + 2 * s.pad, Wp = s.W + 2 * s.pad;
+  if (has_forward_direct(s)) {
+    forward_direct(s, x, w, b, act, y);
+    return;
+  }
   const float* xp = padded_input(s, x);
   const GemmPlan g = plan_gemm(s.K, s.N * PQ, CRS);
   dispatch_activation(act, [&](auto tag) {
@@ -394,6 +469,35 @@ void weight_grad_direct(const Conv2dShape& s, const float* x, const float* dy, f
 #endif
 }
 
+template <int S, int QL>
+void forward_direct(const Conv2dShape& s, const float* x, const float* w, const float* b,
+                    Activation act, float* xq, float* y) {
+#ifndef __CUDACC__
+  const int Hp = s.H + 2 * s.pad;
+  pad_planes(x, s.N * s.C, s.H, s.W, s.pad, s.pad, Hp, QL + S - 1, xq);
+  dispatch_activation(act, [&](auto tag) {
+    const ForwardDirect<S, QL, decltype(tag)::value> kernel{s, s.P(), s.Q(), Hp, xq, w, b, y};
+    Kokkos::parallel_for("pcnn::conv2d_forward[direct]", TeamPolicy(s.N, 1), kernel);
+  });
+#else
+  (void)s; (void)x; (void)w; (void)b; (void)act; (void)xq; (void)y;
+#endif
+}
+
+// Whether forward_direct has a version for this shape: stride 1, 3- or 5-wide filters, rows up
+// to 32, and few input channels with rows that fill most of their registers (where staging
+// dominates the GEMM; LeNet-5's first layer: 28 of 32 lanes, one channel).
+bool has_forward_direct(const Conv2dShape& s) {
+#ifdef __CUDACC__
+  (void)s;
+  return false;
+#else
+  const int Q = s.Q(), QL = Q <= 16 ? 16 : 32;
+  return kOnHost && s.stride == 1 && (s.S == 3 || s.S == 5) && Q <= 32 && 4 * Q >= 3 * QL &&
+         s.C * s.R * s.S <= 64;
+#endif
+}
+
 // Whether weight_grad_direct has a version for this shape.
 bool has_weight_grad_direct(const Conv2dShape& s) {
 #ifdef __CUDACC__
@@ -405,6 +509,18 @@ bool has_weight_grad_direct(const Conv2dShape& s) {
 }
 
 }  // namespace kk
+
+void KokkosBackend::forward_direct(const Conv2dShape& s, const float* x, const float* w,
+                                   const float* b, Activation act, float* y) {
+  const int QL = s.Q() <= 16 ? 16 : 32;
+  float* xq = workspace(kPadded, size_t(s.N) * s.C * (s.H + 2 * s.pad) * (QL + s.S - 1));
+  if (s.S == 3)
+    QL == 16 ? kk::forward_direct<3, 16>(s, x, w, b, act, xq, y)
+             : kk::forward_direct<3, 32>(s, x, w, b, act, xq, y);
+  else
+    QL == 16 ? kk::forward_direct<5, 16>(s, x, w, b, act, xq, y)
+             : kk::forward_direct<5, 32>(s, x, w, b, act, xq, y);
+}
 
 void KokkosBackend::weight_grad_direct(const Conv2dShape& s, const float* x, const float* dy,
                                        float* dw) {
