@@ -84,13 +84,15 @@ struct DataGradPlanes {
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, TN),
                            [&](int pq) { bs(k * TN + pq) = pq < PQ ? dyk[pq] : 0.f; });
     });
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TM * TN), [&](int e) { cs(e) = 0.f; });
+    // A CPU's micro-tiles overwrite the columns (K >= 1: one pass), the GPU's add to zeros.
+    if constexpr (!kOnHost)
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TM * TN), [&](int e) { cs(e) = 0.f; });
     team.team_barrier();
     const int blocks_n = TN / NR;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, (TM / MR) * blocks_n), [&](int u) {
       const int mi = (u / blocks_n) * MR, ni = (u % blocks_n) * NR;
       micro_tile(as.data() + mi, TM, bs.data() + ni, TN, cs.data() + mi * TN + ni, TN, K,
-                 imin(MR, RS - mi));
+                 imin(MR, RS - mi), true);
     });
     team.team_barrier();
 

@@ -248,7 +248,7 @@ KOKKOS_INLINE_FUNCTION void copy_row(float* KOKKOS_RESTRICT dst, const float* KO
 
 // One thread's register block: C (rows,NR) += sum over k < kv of A(k,i) B(k,j), with
 // A(k,i) = A[k*lda + i], B(k,j) = B[k*ldb + j], C(i,j) = C[i*ldc + j] (staged tiles, k-major);
-// rows <= MR. A CPU build spells the rows as SIMD registers (host_simd.hpp): one load of B and a
+// rows <= MR (and C overwritten, not read, when `first`: CPU only). A CPU build spells the rows as SIMD registers (host_simd.hpp): one load of B and a
 // broadcast multiply-add per row and k, which compilers do not reliably find on their own, and
 // computes only the rows that hold data (M = 6 filters in a block of 8 would waste a quarter).
 // Blocks that do not fit the register file (AVX2: 8x16 is 16 accumulators of 16) run in passes.
@@ -262,14 +262,14 @@ constexpr int micro_rows_per_pass(int mr, int nv) {
 // ROWS rows in registers, one pass over k.
 template <int ROWS>
 inline void micro_block(const float* A, int lda, const float* B, int ldb, float* C, int ldc,
-                        int kv) {
+                        int kv, bool first) {
   using simd::Vec;
   constexpr int L = simd::kLanes, NV = GemmConfig::NR / L;
   Vec acc[ROWS][NV];
 #pragma GCC unroll 16
   for (int ii = 0; ii < ROWS; ++ii)
 #pragma GCC unroll 16
-    for (int v = 0; v < NV; ++v) acc[ii][v] = simd::load(C + ii * ldc + v * L);
+    for (int v = 0; v < NV; ++v) acc[ii][v] = first ? Vec{} : simd::load(C + ii * ldc + v * L);
   for (int k = 0; k < kv; ++k) {
     Vec b[NV];
 #pragma GCC unroll 16
@@ -290,30 +290,34 @@ inline void micro_block(const float* A, int lda, const float* B, int ldb, float*
 // ROWS rows in as few passes as the registers allow.
 template <int ROWS>
 inline void micro_rows(const float* A, int lda, const float* B, int ldb, float* C, int ldc,
-                       int kv) {
+                       int kv, bool first) {
   constexpr int MH = micro_rows_per_pass(ROWS, GemmConfig::NR / simd::kLanes);
-  micro_block<MH>(A, lda, B, ldb, C, ldc, kv);
-  if constexpr (ROWS > MH) micro_rows<ROWS - MH>(A + MH, lda, B, ldb, C + MH * ldc, ldc, kv);
+  micro_block<MH>(A, lda, B, ldb, C, ldc, kv, first);
+  if constexpr (ROWS > MH)
+    micro_rows<ROWS - MH>(A + MH, lda, B, ldb, C + MH * ldc, ldc, kv, first);
 }
 
 template <int... R>
 inline void micro_rows_of(int rows, const float* A, int lda, const float* B, int ldb, float* C,
-                          int ldc, int kv, std::integer_sequence<int, R...>) {
+                          int ldc, int kv, bool first, std::integer_sequence<int, R...>) {
   // rows in 1..MR: the one instantiation for it
-  (void)((rows == R + 1 ? (micro_rows<R + 1>(A, lda, B, ldb, C, ldc, kv), true) : false) || ...);
+  (void)((rows == R + 1 ? (micro_rows<R + 1>(A, lda, B, ldb, C, ldc, kv, first), true) : false) ||
+         ...);
 }
 #endif
 
+// first (CPU): C is not read but overwritten (the first K slice: no zeroed tile needed).
 KOKKOS_INLINE_FUNCTION void micro_tile(const float* A, int lda, const float* B, int ldb, float* C,
-                                       int ldc, int kv, int rows) {
+                                       int ldc, int kv, int rows, bool first = false) {
   constexpr int MR = GemmConfig::MR, NR = GemmConfig::NR;
 #if !defined(__CUDACC__)
   if constexpr (kOnHost && NR % simd::kLanes == 0) {
-    micro_rows_of(rows, A, lda, B, ldb, C, ldc, kv, std::make_integer_sequence<int, MR>{});
+    micro_rows_of(rows, A, lda, B, ldb, C, ldc, kv, first, std::make_integer_sequence<int, MR>{});
     return;
   }
 #endif
   (void)rows;
+  (void)first;
   float acc[MR][NR];
   for (int ii = 0; ii < MR; ++ii)
     for (int jj = 0; jj < NR; ++jj) acc[ii][jj] = C[ii * ldc + jj];
@@ -381,7 +385,10 @@ struct TiledGemmKernel {
         out_cols(j) = out.cols(j0 + j);
       });
     }
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TM * TN), [&](int e) { cs(e) = 0.f; });
+    // A CPU's first K slice overwrites the tile (micro_tile's `first`), so it needs no zeroing
+    // unless there is no slice at all.
+    if (!kOnHost || k_begin >= k_end)
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TM * TN), [&](int e) { cs(e) = 0.f; });
     if (mv < TM)
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, g.TK * TM), [&](int e) {
         if ((e & (TM - 1)) >= mv) as(e) = 0.f;
@@ -437,7 +444,7 @@ struct TiledGemmKernel {
         const int mi = (u / blocks_n) * MR, ni = (u % blocks_n) * NR;
         if (mi < mv && ni < nv)
           micro_tile(as.data() + mi, TM, bs.data() + ni, TN, cs.data() + mi * TN + ni, TN, kv,
-                     imin(MR, mv - mi));
+                     imin(MR, mv - mi), k0 == k_begin);
       });
     }
     team.team_barrier();
