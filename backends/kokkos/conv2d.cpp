@@ -390,10 +390,17 @@ struct WeightGradDirect {
   using Vec = simd::Vec;
   static constexpr int L = simd::kLanes, V = QL / L;
   static_assert(QL % L == 0, "rows are whole registers");
-  // Filters per pass: KB * S * V accumulators, KB dy registers and one x register must fit.
+  // A pass covers VP of the row's V registers and KB filters: KB * S * VP accumulators, KB dy
+  // registers and one x register must fit (AVX2 with 32-wide rows: two passes of 2 registers).
+  static constexpr int vectors_per_pass() {
+    int vp = V;
+    while (vp > 1 && S * vp + 2 > simd::kRegisters) vp /= 2;
+    return vp;
+  }
+  static constexpr int VP = vectors_per_pass();
   static constexpr int filters_per_pass() {
     int kb = 4;
-    while (kb > 1 && kb * (S * V + 1) + 1 > simd::kRegisters) kb /= 2;
+    while (kb > 1 && kb * (S * VP + 1) + 1 > simd::kRegisters) kb /= 2;
     return kb;
   }
   Conv2dShape s;
@@ -407,39 +414,41 @@ struct WeightGradDirect {
   template <int KB>
   void filters(int k0, int c, int r, int g, int n_begin, int n_end) const {
     constexpr int XL = QL + S - 1;
-    Vec acc[KB][S][V];
-#pragma GCC unroll 8
-    for (int j = 0; j < KB; ++j)
-#pragma GCC unroll 8
-      for (int t = 0; t < S; ++t)
-#pragma GCC unroll 8
-        for (int v = 0; v < V; ++v) acc[j][t][v] = Vec{};
     const size_t dy_filter = size_t(P) * QL;
-    for (int n = n_begin; n < n_end; ++n)
-      for (int p = 0; p < P; ++p) {
-        const float* d = dyq + ((size_t(n) * s.K + k0) * P + p) * QL;
-        const float* xr = xq + ((size_t(n) * s.C + c) * Hp + p + r) * XL;
+    float sum[KB][S] = {};  // q order, whatever the register width and passes
+    for (int v0 = 0; v0 < V; v0 += VP) {
+      Vec acc[KB][S][VP];
 #pragma GCC unroll 8
-        for (int v = 0; v < V; ++v) {
-          Vec dv[KB];
+      for (int j = 0; j < KB; ++j)
 #pragma GCC unroll 8
-          for (int j = 0; j < KB; ++j) dv[j] = simd::load(d + j * dy_filter + L * v);
+        for (int t = 0; t < S; ++t)
 #pragma GCC unroll 8
-          for (int t = 0; t < S; ++t) {
-            const Vec xv = simd::load(xr + L * v + t);
+          for (int v = 0; v < VP; ++v) acc[j][t][v] = Vec{};
+      for (int n = n_begin; n < n_end; ++n)
+        for (int p = 0; p < P; ++p) {
+          const float* d = dyq + ((size_t(n) * s.K + k0) * P + p) * QL + L * v0;
+          const float* xr = xq + ((size_t(n) * s.C + c) * Hp + p + r) * XL + L * v0;
 #pragma GCC unroll 8
-            for (int j = 0; j < KB; ++j) acc[j][t][v] += dv[j] * xv;
+          for (int v = 0; v < VP; ++v) {
+            Vec dv[KB];
+#pragma GCC unroll 8
+            for (int j = 0; j < KB; ++j) dv[j] = simd::load(d + j * dy_filter + L * v);
+#pragma GCC unroll 8
+            for (int t = 0; t < S; ++t) {
+              const Vec xv = simd::load(xr + L * v + t);
+#pragma GCC unroll 8
+              for (int j = 0; j < KB; ++j) acc[j][t][v] += dv[j] * xv;
+            }
           }
         }
-      }
+      for (int j = 0; j < KB; ++j)
+        for (int t = 0; t < S; ++t)
+          for (int v = 0; v < VP; ++v)
+            for (int l = 0; l < L; ++l) sum[j][t] += acc[j][t][v][l];
+    }
     for (int j = 0; j < KB; ++j) {
       float* out = partial + size_t(g) * KCRS + ((size_t(k0 + j) * s.C + c) * s.R + r) * S;
-      for (int t = 0; t < S; ++t) {
-        float sum = 0.f;  // q order, whatever the register width
-        for (int v = 0; v < V; ++v)
-          for (int l = 0; l < L; ++l) sum += acc[j][t][v][l];
-        out[t] = sum;
-      }
+      for (int t = 0; t < S; ++t) out[t] = sum[j][t];
     }
   }
 
