@@ -380,8 +380,9 @@ namespace kk {
 // CPU weight gradient as a direct correlation (stride 1). On a CPU the implicit GEMM spends its
 // time transposing im2col into its B tile; here image rows are read as they lie. Work item
 // (c, r, image group) keeps, per k, the S shifted products of a dy row and an x row in vector
-// accumulators along q, and reduces them once at the end. Both operands are copied with rows of
-// QL (+ S - 1) floats, zeros past the data, so the loops have no bounds. The accumulators are
+// accumulators along q, and reduces them once at the end. x is copied with rows of QL + S - 1
+// floats, zeros around the data; dy is read in place, a row's registers loaded Q lanes wide with
+// zeros after (masked loads: copying dy cost as much as 1/3 of the kernel). The accumulators are
 // GNU vector types: compilers vectorise this loop nest badly on their own. Host compilers only;
 // the CUDA build never takes this path (has_weight_grad_direct is false there).
 #ifndef __CUDACC__
@@ -404,19 +405,24 @@ struct WeightGradDirect {
     return kb;
   }
   Conv2dShape s;
-  int P, Hp, groups, KCRS;
-  const float* xq;   // (N, C, Hp, QL + S - 1): x padded by pad, rows widened
-  const float* dyq;  // (N, K, P, QL): dy rows widened
-  float* partial;    // (groups, K, C, R, S)
+  int P, Q, Hp, groups, KCRS;
+  const float* xq;  // (N, C, Hp, QL + S - 1): x padded by pad, rows widened
+  const float* dy;  // (N, K, P, Q) as it is: rows are loaded Q lanes wide, zeros after
+  float* partial;   // (groups, K, C, R, S)
 
   // KB filters k0 .. k0+KB-1 at once: they share every x row load. Every loop inside (n, p) is
   // unrolled so the accumulators stay in registers.
   template <int KB>
   void filters(int k0, int c, int r, int g, int n_begin, int n_end) const {
     constexpr int XL = QL + S - 1;
-    const size_t dy_filter = size_t(P) * QL;
+    const size_t dy_filter = size_t(P) * Q;
     float sum[KB][S] = {};  // q order, whatever the register width and passes
     for (int v0 = 0; v0 < V; v0 += VP) {
+      int live[VP];  // lanes of each register that hold dy (the rest load as zeros)
+      for (int v = 0; v < VP; ++v) {
+        const int n = Q - L * (v0 + v);
+        live[v] = n < 0 ? 0 : n > L ? L : n;
+      }
       Vec acc[KB][S][VP];
 #pragma GCC unroll 8
       for (int j = 0; j < KB; ++j)
@@ -426,13 +432,13 @@ struct WeightGradDirect {
           for (int v = 0; v < VP; ++v) acc[j][t][v] = Vec{};
       for (int n = n_begin; n < n_end; ++n)
         for (int p = 0; p < P; ++p) {
-          const float* d = dyq + ((size_t(n) * s.K + k0) * P + p) * QL + L * v0;
+          const float* d = dy + ((size_t(n) * s.K + k0) * P + p) * Q + L * v0;
           const float* xr = xq + ((size_t(n) * s.C + c) * Hp + p + r) * XL + L * v0;
 #pragma GCC unroll 8
           for (int v = 0; v < VP; ++v) {
             Vec dv[KB];
 #pragma GCC unroll 8
-            for (int j = 0; j < KB; ++j) dv[j] = simd::load(d + j * dy_filter + L * v);
+            for (int j = 0; j < KB; ++j) dv[j] = simd::load_first(d + j * dy_filter + L * v, live[v]);
 #pragma GCC unroll 8
             for (int t = 0; t < S; ++t) {
               const Vec xv = simd::load(xr + L * v + t);
@@ -467,16 +473,15 @@ struct WeightGradDirect {
 
 template <int S, int QL>
 void weight_grad_direct(const Conv2dShape& s, const float* x, const float* dy, float* xq,
-                        float* dyq, float* partial, int groups) {
+                        float* partial, int groups) {
 #ifndef __CUDACC__
   const int P = s.P(), Q = s.Q(), Hp = s.H + 2 * s.pad;
   pad_planes(x, s.N * s.C, s.H, s.W, s.pad, s.pad, Hp, QL + S - 1, xq);
-  pad_planes(dy, s.N * s.K, P, Q, 0, 0, P, QL, dyq);
-  const WeightGradDirect<S, QL> kernel{s, P, Hp, groups, s.K * s.C * s.R * s.S, xq, dyq, partial};
+  const WeightGradDirect<S, QL> kernel{s, P, Q, Hp, groups, s.K * s.C * s.R * s.S, xq, dy, partial};
   Kokkos::parallel_for("pcnn::conv2d_backward_weights[direct]",
                        TeamPolicy(groups * s.C * s.R, 1), kernel);
 #else
-  (void)s; (void)x; (void)dy; (void)xq; (void)dyq; (void)partial; (void)groups;
+  (void)s; (void)x; (void)dy; (void)xq; (void)partial; (void)groups;
 #endif
 }
 
@@ -541,13 +546,12 @@ void KokkosBackend::weight_grad_direct(const Conv2dShape& s, const float* x, con
   const int QL = s.Q() <= 16 ? 16 : 32;
   float* partial = workspace(kPartials, size_t(groups) * KCRS);
   float* xq = workspace(kPadded, size_t(s.N) * s.C * (s.H + 2 * s.pad) * (QL + s.S - 1));
-  float* dyq = workspace(kColumns, size_t(s.N) * s.K * s.P() * QL);
   if (s.S == 3)
-    QL == 16 ? kk::weight_grad_direct<3, 16>(s, x, dy, xq, dyq, partial, groups)
-             : kk::weight_grad_direct<3, 32>(s, x, dy, xq, dyq, partial, groups);
+    QL == 16 ? kk::weight_grad_direct<3, 16>(s, x, dy, xq, partial, groups)
+             : kk::weight_grad_direct<3, 32>(s, x, dy, xq, partial, groups);
   else
-    QL == 16 ? kk::weight_grad_direct<5, 16>(s, x, dy, xq, dyq, partial, groups)
-             : kk::weight_grad_direct<5, 32>(s, x, dy, xq, dyq, partial, groups);
+    QL == 16 ? kk::weight_grad_direct<5, 16>(s, x, dy, xq, partial, groups)
+             : kk::weight_grad_direct<5, 32>(s, x, dy, xq, partial, groups);
   // Group partial sums, in group order.
   Kokkos::parallel_for("pcnn::conv2d_backward_weights[group_sum]", range(KCRS),
                        KOKKOS_LAMBDA(size_t e) {
