@@ -13,6 +13,7 @@ using namespace kk;
 
 // y (N,C,HW) += b (C)
 void KokkosBackend::bias_add(int N, int C, int HW, const float* b, float* y) {
+  PCNN_KK_REGION(bias_add);
   Kokkos::parallel_for("pcnn::bias_add", row_policy(size_t(N) * C),
                        KOKKOS_LAMBDA(const Member& team) {
     const int row = team.league_rank();
@@ -60,6 +61,7 @@ void bias_grad_split(int N, int C, int HW, const float* dy, float* db, float* pa
 
 // dy (N,C,HW) -> db (C) = sum over n and hw; one team per channel (on a GPU, several)
 void KokkosBackend::bias_backward(int N, int C, int HW, const float* dy, float* db) {
+  PCNN_KK_REGION(bias_backward);
   if (const int chunks = bias_chunks(N, C, HW); chunks > 1) {
     bias_grad_split(N, C, HW, dy, db, workspace(kPartials, size_t(C) * chunks), chunks);
     return;
@@ -116,6 +118,7 @@ void activation_backward_kernel(size_t n, const float* y, const float* dy, float
 
 // y[i] = act(x[i]), n elements; x == y allowed
 void KokkosBackend::activation_forward(Activation act, size_t n, const float* x, float* y) {
+  PCNN_KK_REGION(activation_forward);
   dispatch_activation(act, [&](auto tag) {
     activation_forward_kernel<decltype(tag)::value>(n, x, y);
   });
@@ -124,6 +127,7 @@ void KokkosBackend::activation_forward(Activation act, size_t n, const float* x,
 // dx[i] = dy[i] * act'(y[i]); dy == dx allowed
 void KokkosBackend::activation_backward(Activation act, size_t n, const float* y,
                                         const float* dy, float* dx) {
+  PCNN_KK_REGION(activation_backward);
   dispatch_activation(act, [&](auto tag) {
     activation_backward_kernel<decltype(tag)::value>(n, y, dy, dx);
   });

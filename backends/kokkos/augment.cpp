@@ -10,6 +10,7 @@ namespace pcnn {
 void KokkosBackend::augment_batch(const AugmentConfig& a, const int32_t* step, uint32_t seed,
                                   int N, int C, int H, int W, const float* fill, const float* x,
                                   float* scratch, float* y) {
+  PCNN_KK_REGION(augment_batch);
   const AugmentConfig cfg = a;
   const ElasticTaps taps = a.elastic ? elastic_taps(a.elastic_sigma) : ElasticTaps{};
   const int HW = H * W;

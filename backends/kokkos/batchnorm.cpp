@@ -21,6 +21,7 @@ void KokkosBackend::batchnorm_forward_train(int N, int C, int HW, float eps, flo
                                             const float* x, const float* gamma, const float* beta,
                                             float* y, float* save_mean, float* save_inv_std,
                                             float* running_mean, float* running_var) {
+  PCNN_KK_REGION(batchnorm_forward_train);
   const int M = N * HW;
   Kokkos::parallel_for("pcnn::batchnorm_forward_train", TeamPolicy(C, row_team_size()),
                        KOKKOS_LAMBDA(const Member& team) {
@@ -54,6 +55,7 @@ void KokkosBackend::batchnorm_forward_infer(int N, int C, int HW, float eps, con
                                             const float* gamma, const float* beta,
                                             const float* running_mean, const float* running_var,
                                             float* y) {
+  PCNN_KK_REGION(batchnorm_forward_infer);
   Kokkos::parallel_for("pcnn::batchnorm_forward_infer", range(size_t(N) * C * HW),
                        KOKKOS_LAMBDA(size_t i) {
     const int c = int((i / size_t(HW)) % size_t(C));
@@ -67,6 +69,7 @@ void KokkosBackend::batchnorm_backward(int N, int C, int HW, const float* x, con
                                        const float* gamma, const float* save_mean,
                                        const float* save_inv_std, float* dx, float* dgamma,
                                        float* dbeta) {
+  PCNN_KK_REGION(batchnorm_backward);
   const int M = N * HW;
   Kokkos::parallel_for("pcnn::batchnorm_backward", TeamPolicy(C, row_team_size()),
                        KOKKOS_LAMBDA(const Member& team) {

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 #include "backends/kokkos/gemm.hpp"
+#include "backends/kokkos/host_simd.hpp"
 #include "backends/kokkos/kokkos_backend.hpp"
 #include "backends/kokkos/pool2d.hpp"
 
@@ -14,17 +16,31 @@ namespace pcnn {
 
 namespace kk {
 
-// x (planes,H,W) -> xp (planes,Hp,Wp): x at row top, column left, zeros around it
+// x (planes,H,W) -> xp (planes,Hp,Wp): x at row top, column left, zeros around it. One team per
+// plane: a CPU thread writes each row as a zero run, a copy and a zero run (a select per element
+// and a team launch per row cost more than the copy); a GPU spreads rows over its threads.
 void pad_planes(const float* x, int planes, int H, int W, int top, int left, int Hp, int Wp,
                 float* xp) {
-  Kokkos::parallel_for("pcnn::conv2d_pad", row_policy(size_t(planes) * Hp),
+  Kokkos::parallel_for("pcnn::conv2d_pad", plane_policy(size_t(planes)),
                        KOKKOS_LAMBDA(const Member& team) {
-    const int row = team.league_rank(), plane = row / Hp, h = row - plane * Hp - top;
-    float* dst = xp + size_t(row) * Wp;
-    const float* src = x + (size_t(plane) * H + h) * W - left;
-    const bool inside = unsigned(h) < unsigned(H);
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, Wp), [&](int wp) {
-      dst[wp] = inside && unsigned(wp - left) < unsigned(W) ? src[wp] : 0.f;
+    const int plane = team.league_rank();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Hp), [&](int hp) {
+      const int h = hp - top;
+      float* dst = xp + (size_t(plane) * Hp + hp) * Wp;
+      const float* src = x + (size_t(plane) * H + h) * W - left;
+      const bool inside = unsigned(h) < unsigned(H);
+      if constexpr (kOnHost) {
+        // Columns [lo, hi) of the row come from x.
+        const int lo = !inside ? Wp : left < 0 ? 0 : left < Wp ? left : Wp;
+        const int hi = !inside ? Wp : left + W < lo ? lo : left + W < Wp ? left + W : Wp;
+        for (int wp = 0; wp < lo; ++wp) dst[wp] = 0.f;
+        if (hi > lo) copy_row(dst + lo, src + lo, hi - lo);
+        for (int wp = hi; wp < Wp; ++wp) dst[wp] = 0.f;
+      } else {
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, Wp), [&](int wp) {
+          dst[wp] = inside && unsigned(wp - left) < unsigned(W) ? src[wp] : 0.f;
+        });
+      }
     });
   });
 }
@@ -68,12 +84,15 @@ struct DataGradPlanes {
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, TN),
                            [&](int pq) { bs(k * TN + pq) = pq < PQ ? dyk[pq] : 0.f; });
     });
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TM * TN), [&](int e) { cs(e) = 0.f; });
+    // A CPU's micro-tiles overwrite the columns (K >= 1: one pass), the GPU's add to zeros.
+    if constexpr (!kOnHost)
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TM * TN), [&](int e) { cs(e) = 0.f; });
     team.team_barrier();
     const int blocks_n = TN / NR;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, (TM / MR) * blocks_n), [&](int u) {
       const int mi = (u / blocks_n) * MR, ni = (u % blocks_n) * NR;
-      micro_tile(as.data() + mi, TM, bs.data() + ni, TN, cs.data() + mi * TN + ni, TN, K);
+      micro_tile(as.data() + mi, TM, bs.data() + ni, TN, cs.data() + mi * TN + ni, TN, K,
+                 imin(MR, RS - mi), true);
     });
     team.team_barrier();
 
@@ -143,6 +162,76 @@ DataGradPath forced_data_grad_path() {
 // Whether the CPU weight gradient has a direct version for this shape (see below).
 bool has_weight_grad_direct(const Conv2dShape& s);
 
+// CPU forward as a direct correlation (stride 1, see ForwardDirect below) for this shape?
+bool has_forward_direct(const Conv2dShape& s);
+
+#ifndef __CUDACC__
+// CPU forward as a direct correlation (stride 1): work item = one image; per output row and
+// block of KB filters, vector accumulators along q take every tap (c, r, s) as a broadcast
+// weight times a shifted x row, then bias and activation go on in the row's store. x rows are
+// read as they lie (padded and widened to QL + S - 1, as for the weight gradient) instead of
+// being staged as im2col tiles: with few input channels (the first layer) the GEMM's staging
+// costs more than its multiply-adds. Same tap order as the GEMM (c, r, s), so the same sums.
+template <int S, int QL, Activation A>
+struct ForwardDirect {
+  using Vec = simd::Vec;
+  static constexpr int L = simd::kLanes, V = QL / L, XL = QL + S - 1;
+  // Filters per pass: KB * V accumulators and one x register.
+  static constexpr int kMaxKB = (simd::kRegisters - 2) / V < 8 ? (simd::kRegisters - 2) / V : 8;
+  static_assert(QL % L == 0 && kMaxKB >= 1, "rows are whole registers");
+  Conv2dShape s;
+  int P, Q, Hp;
+  const float* xq;  // (N, C, Hp, XL)
+  const float* w;   // (K, C, R, S)
+  const float* b;   // (K) or null
+  float* y;         // (N, K, P, Q)
+
+  template <int KB>
+  void filters(int k0, int n, int p) const {
+    Vec acc[KB][V];
+#pragma GCC unroll 8
+    for (int j = 0; j < KB; ++j)
+#pragma GCC unroll 8
+      for (int v = 0; v < V; ++v) acc[j][v] = Vec{};
+    const size_t filter = size_t(s.C) * s.R * S;
+    for (int c = 0; c < s.C; ++c)
+      for (int r = 0; r < s.R; ++r) {
+        const float* xr = xq + ((size_t(n) * s.C + c) * Hp + p + r) * XL;
+        const float* wr = w + (size_t(k0) * s.C * s.R + size_t(c) * s.R + r) * S;
+#pragma GCC unroll 8
+        for (int t = 0; t < S; ++t)
+#pragma GCC unroll 8
+          for (int v = 0; v < V; ++v) {
+            const Vec xv = simd::load(xr + L * v + t);
+#pragma GCC unroll 8
+            for (int j = 0; j < KB; ++j) acc[j][v] += wr[j * filter + t] * xv;
+          }
+      }
+    for (int j = 0; j < KB; ++j) {
+      float row[QL];
+      for (int v = 0; v < V; ++v) simd::store(row + L * v, acc[j][v]);
+      const float bias = b ? b[k0 + j] : 0.f;
+      float* out = y + ((size_t(n) * s.K + k0 + j) * P + p) * Q;
+      for (int q = 0; q < Q; ++q) out[q] = activate<A>(row[q] + bias);
+    }
+  }
+
+  template <int... R>
+  void filters_of(int kb, int k0, int n, int p, std::integer_sequence<int, R...>) const {
+    (void)((kb == R + 1 ? (filters<R + 1>(k0, n, p), true) : false) || ...);
+  }
+
+  void operator()(const Member& team) const {
+    const int n = team.league_rank();
+    for (int p = 0; p < P; ++p)
+      for (int k = 0; k < s.K; k += kMaxKB) {
+        const int kb = s.K - k < kMaxKB ? s.K - k : kMaxKB;
+        filters_of(kb, k, n, p, std::make_integer_sequence<int, kMaxKB>{});
+      }
+  }
+};
+#endif
+
 }  // namespace kk
 
 using namespace kk;
@@ -162,6 +251,10 @@ void KokkosBackend::conv_forward_impl(const Conv2dShape& s, const float* x, cons
                                       const float* b, Activation act, float* y) {
   const int P = s.P(), Q = s.Q(), PQ = P * Q, CRS = s.C * s.R * s.S;
   const int Hp = s.H + 2 * s.pad, Wp = s.W + 2 * s.pad;
+  if (has_forward_direct(s)) {
+    forward_direct(s, x, w, b, act, y);
+    return;
+  }
   const float* xp = padded_input(s, x);
   const GemmPlan g = plan_gemm(s.K, s.N * PQ, CRS);
   dispatch_activation(act, [&](auto tag) {
@@ -177,12 +270,14 @@ void KokkosBackend::conv_forward_impl(const Conv2dShape& s, const float* x, cons
 
 void KokkosBackend::conv2d_forward(const Conv2dShape& s, const float* x, const float* w,
                                    const float* b, float* y) {
+  PCNN_KK_REGION(conv2d_forward);
   conv_forward_impl(s, x, w, b, Activation::None, y);
 }
 
 // dy (N,K,P,Q), w (K,C,R,S) -> dx (N,C,H,W)
 void KokkosBackend::conv2d_backward_data(const Conv2dShape& s, const float* dy, const float* w,
                                          float* dx) {
+  PCNN_KK_REGION(conv2d_backward_data);
   const int P = s.P(), Q = s.Q(), PQ = P * Q, RS = s.R * s.S, CRS = s.C * RS, HW = s.H * s.W;
   const int top = s.R - 1 - s.pad, left = s.S - 1 - s.pad;
   // Per plane in scratch when it fits (the minimum K*CRS*PQ multiply-adds per image, nothing
@@ -261,6 +356,7 @@ void KokkosBackend::conv2d_backward_data(const Conv2dShape& s, const float* dy, 
 // x (N,C,H,W), dy (N,K,P,Q) -> dw (K, CRS) = dy (K, N*PQ) * col^T (N*PQ, CRS); db (K) = sum dy
 void KokkosBackend::conv2d_backward_weights(const Conv2dShape& s, const float* x,
                                             const float* dy, float* dw, float* db) {
+  PCNN_KK_REGION(conv2d_backward_weights);
   const int P = s.P(), Q = s.Q(), PQ = P * Q, CRS = s.C * s.R * s.S;
   const int Hp = s.H + 2 * s.pad, Wp = s.W + 2 * s.pad;
   if (has_weight_grad_direct(s)) {
@@ -284,53 +380,86 @@ namespace kk {
 // CPU weight gradient as a direct correlation (stride 1). On a CPU the implicit GEMM spends its
 // time transposing im2col into its B tile; here image rows are read as they lie. Work item
 // (c, r, image group) keeps, per k, the S shifted products of a dy row and an x row in vector
-// accumulators along q, and reduces them once at the end. Both operands are copied with rows of
-// QL (+ S - 1) floats, zeros past the data, so the loops have no bounds. The accumulators are
+// accumulators along q, and reduces them once at the end. x is copied with rows of QL + S - 1
+// floats, zeros around the data; dy is read in place, a row's registers loaded Q lanes wide with
+// zeros after (masked loads: copying dy cost as much as 1/3 of the kernel). The accumulators are
 // GNU vector types: compilers vectorise this loop nest badly on their own. Host compilers only;
 // the CUDA build never takes this path (has_weight_grad_direct is false there).
 #ifndef __CUDACC__
 template <int S, int QL>
 struct WeightGradDirect {
-  typedef float Lanes __attribute__((vector_size(64), aligned(4)));  // 16 floats
-  static constexpr int V = QL / 16;
+  using Vec = simd::Vec;
+  static constexpr int L = simd::kLanes, V = QL / L;
+  static_assert(QL % L == 0, "rows are whole registers");
+  // A pass covers VP of the row's V registers and KB filters: KB * S * VP accumulators, KB dy
+  // registers and one x register must fit (AVX2 with 32-wide rows: two passes of 2 registers).
+  static constexpr int vectors_per_pass() {
+    int vp = V;
+    while (vp > 1 && S * vp + 2 > simd::kRegisters) vp /= 2;
+    return vp;
+  }
+  static constexpr int VP = vectors_per_pass();
+  static constexpr int filters_per_pass() {
+    int kb = 4;
+    while (kb > 1 && kb * (S * VP + 1) + 1 > simd::kRegisters) kb /= 2;
+    return kb;
+  }
   Conv2dShape s;
-  int P, Hp, groups, KCRS;
-  const float* xq;   // (N, C, Hp, QL + S - 1): x padded by pad, rows widened
-  const float* dyq;  // (N, K, P, QL): dy rows widened
-  float* partial;    // (groups, K, C, R, S)
+  int P, Q, Hp, groups, KCRS;
+  const float* xq;  // (N, C, Hp, QL + S - 1): x padded by pad, rows widened
+  const float* dy;  // (N, K, P, Q) as it is: rows are loaded Q lanes wide, zeros after
+  float* partial;   // (groups, K, C, R, S)
 
-  // KB filters k0 .. k0+KB-1 at once: they share every x row load.
+  // KB filters k0 .. k0+KB-1 at once: they share every x row load. Every loop inside (n, p) is
+  // unrolled so the accumulators stay in registers.
   template <int KB>
   void filters(int k0, int c, int r, int g, int n_begin, int n_end) const {
     constexpr int XL = QL + S - 1;
-    Lanes acc[KB][S][V] = {};
-    for (int n = n_begin; n < n_end; ++n)
-      for (int p = 0; p < P; ++p) {
-        const float* d = dyq + ((size_t(n) * s.K + k0) * P + p) * QL;
-        const float* xr = xq + ((size_t(n) * s.C + c) * Hp + p + r) * XL;
-        for (int v = 0; v < V; ++v) {
-          Lanes dv[KB];
-          for (int j = 0; j < KB; ++j) __builtin_memcpy(&dv[j], d + j * P * QL + 16 * v, sizeof(Lanes));
-          for (int t = 0; t < S; ++t) {
-            Lanes xv;
-            __builtin_memcpy(&xv, xr + 16 * v + t, sizeof xv);
-            for (int j = 0; j < KB; ++j) acc[j][t][v] += dv[j] * xv;
+    const size_t dy_filter = size_t(P) * Q;
+    float sum[KB][S] = {};  // q order, whatever the register width and passes
+    for (int v0 = 0; v0 < V; v0 += VP) {
+      int live[VP];  // lanes of each register that hold dy (the rest load as zeros)
+      for (int v = 0; v < VP; ++v) {
+        const int n = Q - L * (v0 + v);
+        live[v] = n < 0 ? 0 : n > L ? L : n;
+      }
+      Vec acc[KB][S][VP];
+#pragma GCC unroll 8
+      for (int j = 0; j < KB; ++j)
+#pragma GCC unroll 8
+        for (int t = 0; t < S; ++t)
+#pragma GCC unroll 8
+          for (int v = 0; v < VP; ++v) acc[j][t][v] = Vec{};
+      for (int n = n_begin; n < n_end; ++n)
+        for (int p = 0; p < P; ++p) {
+          const float* d = dy + ((size_t(n) * s.K + k0) * P + p) * Q + L * v0;
+          const float* xr = xq + ((size_t(n) * s.C + c) * Hp + p + r) * XL + L * v0;
+#pragma GCC unroll 8
+          for (int v = 0; v < VP; ++v) {
+            Vec dv[KB];
+#pragma GCC unroll 8
+            for (int j = 0; j < KB; ++j) dv[j] = simd::load_first(d + j * dy_filter + L * v, live[v]);
+#pragma GCC unroll 8
+            for (int t = 0; t < S; ++t) {
+              const Vec xv = simd::load(xr + L * v + t);
+#pragma GCC unroll 8
+              for (int j = 0; j < KB; ++j) acc[j][t][v] += dv[j] * xv;
+            }
           }
         }
-      }
+      for (int j = 0; j < KB; ++j)
+        for (int t = 0; t < S; ++t)
+          for (int v = 0; v < VP; ++v)
+            for (int l = 0; l < L; ++l) sum[j][t] += acc[j][t][v][l];
+    }
     for (int j = 0; j < KB; ++j) {
       float* out = partial + size_t(g) * KCRS + ((size_t(k0 + j) * s.C + c) * s.R + r) * S;
-      for (int t = 0; t < S; ++t) {
-        float sum = 0.f;
-        for (int v = 0; v < V; ++v)
-          for (int q = 0; q < 16; ++q) sum += acc[j][t][v][q];
-        out[t] = sum;
-      }
+      for (int t = 0; t < S; ++t) out[t] = sum[j][t];
     }
   }
 
   void operator()(const Member& team) const {
-    constexpr int KB = V == 1 ? 4 : 2;  // accumulators: KB * S * V vector registers
+    constexpr int KB = filters_per_pass();
     const int item = team.league_rank();
     const int r = item % s.R, c = item / s.R % s.C, g = item / (s.R * s.C);
     const int n_begin = int(int64_t(s.N) * g / groups);
@@ -344,16 +473,44 @@ struct WeightGradDirect {
 
 template <int S, int QL>
 void weight_grad_direct(const Conv2dShape& s, const float* x, const float* dy, float* xq,
-                        float* dyq, float* partial, int groups) {
+                        float* partial, int groups) {
 #ifndef __CUDACC__
   const int P = s.P(), Q = s.Q(), Hp = s.H + 2 * s.pad;
   pad_planes(x, s.N * s.C, s.H, s.W, s.pad, s.pad, Hp, QL + S - 1, xq);
-  pad_planes(dy, s.N * s.K, P, Q, 0, 0, P, QL, dyq);
-  const WeightGradDirect<S, QL> kernel{s, P, Hp, groups, s.K * s.C * s.R * s.S, xq, dyq, partial};
+  const WeightGradDirect<S, QL> kernel{s, P, Q, Hp, groups, s.K * s.C * s.R * s.S, xq, dy, partial};
   Kokkos::parallel_for("pcnn::conv2d_backward_weights[direct]",
                        TeamPolicy(groups * s.C * s.R, 1), kernel);
 #else
-  (void)s; (void)x; (void)dy; (void)xq; (void)dyq; (void)partial; (void)groups;
+  (void)s; (void)x; (void)dy; (void)xq; (void)partial; (void)groups;
+#endif
+}
+
+template <int S, int QL>
+void forward_direct(const Conv2dShape& s, const float* x, const float* w, const float* b,
+                    Activation act, float* xq, float* y) {
+#ifndef __CUDACC__
+  const int Hp = s.H + 2 * s.pad;
+  pad_planes(x, s.N * s.C, s.H, s.W, s.pad, s.pad, Hp, QL + S - 1, xq);
+  dispatch_activation(act, [&](auto tag) {
+    const ForwardDirect<S, QL, decltype(tag)::value> kernel{s, s.P(), s.Q(), Hp, xq, w, b, y};
+    Kokkos::parallel_for("pcnn::conv2d_forward[direct]", TeamPolicy(s.N, 1), kernel);
+  });
+#else
+  (void)s; (void)x; (void)w; (void)b; (void)act; (void)xq; (void)y;
+#endif
+}
+
+// Whether forward_direct has a version for this shape: stride 1, 3- or 5-wide filters, rows up
+// to 32, and few input channels with rows that fill most of their registers (where staging
+// dominates the GEMM; LeNet-5's first layer: 28 of 32 lanes, one channel).
+bool has_forward_direct(const Conv2dShape& s) {
+#ifdef __CUDACC__
+  (void)s;
+  return false;
+#else
+  const int Q = s.Q(), QL = Q <= 16 ? 16 : 32;
+  return kOnHost && s.stride == 1 && (s.S == 3 || s.S == 5) && Q <= 32 && 4 * Q >= 3 * QL &&
+         s.C * s.R * s.S <= 64;
 #endif
 }
 
@@ -369,6 +526,18 @@ bool has_weight_grad_direct(const Conv2dShape& s) {
 
 }  // namespace kk
 
+void KokkosBackend::forward_direct(const Conv2dShape& s, const float* x, const float* w,
+                                   const float* b, Activation act, float* y) {
+  const int QL = s.Q() <= 16 ? 16 : 32;
+  float* xq = workspace(kPadded, size_t(s.N) * s.C * (s.H + 2 * s.pad) * (QL + s.S - 1));
+  if (s.S == 3)
+    QL == 16 ? kk::forward_direct<3, 16>(s, x, w, b, act, xq, y)
+             : kk::forward_direct<3, 32>(s, x, w, b, act, xq, y);
+  else
+    QL == 16 ? kk::forward_direct<5, 16>(s, x, w, b, act, xq, y)
+             : kk::forward_direct<5, 32>(s, x, w, b, act, xq, y);
+}
+
 void KokkosBackend::weight_grad_direct(const Conv2dShape& s, const float* x, const float* dy,
                                        float* dw) {
   const int KCRS = s.K * s.C * s.R * s.S;
@@ -377,13 +546,12 @@ void KokkosBackend::weight_grad_direct(const Conv2dShape& s, const float* x, con
   const int QL = s.Q() <= 16 ? 16 : 32;
   float* partial = workspace(kPartials, size_t(groups) * KCRS);
   float* xq = workspace(kPadded, size_t(s.N) * s.C * (s.H + 2 * s.pad) * (QL + s.S - 1));
-  float* dyq = workspace(kColumns, size_t(s.N) * s.K * s.P() * QL);
   if (s.S == 3)
-    QL == 16 ? kk::weight_grad_direct<3, 16>(s, x, dy, xq, dyq, partial, groups)
-             : kk::weight_grad_direct<3, 32>(s, x, dy, xq, dyq, partial, groups);
+    QL == 16 ? kk::weight_grad_direct<3, 16>(s, x, dy, xq, partial, groups)
+             : kk::weight_grad_direct<3, 32>(s, x, dy, xq, partial, groups);
   else
-    QL == 16 ? kk::weight_grad_direct<5, 16>(s, x, dy, xq, dyq, partial, groups)
-             : kk::weight_grad_direct<5, 32>(s, x, dy, xq, dyq, partial, groups);
+    QL == 16 ? kk::weight_grad_direct<5, 16>(s, x, dy, xq, partial, groups)
+             : kk::weight_grad_direct<5, 32>(s, x, dy, xq, partial, groups);
   // Group partial sums, in group order.
   Kokkos::parallel_for("pcnn::conv2d_backward_weights[group_sum]", range(KCRS),
                        KOKKOS_LAMBDA(size_t e) {
@@ -397,6 +565,7 @@ void KokkosBackend::weight_grad_direct(const Conv2dShape& s, const float* x, con
 void KokkosBackend::conv2d_fused_forward(const Conv2dShape& s, const ConvEpilogue& epi,
                                          const float* x, const float* w, const float* b,
                                          float* act_out, float* y) {
+  PCNN_KK_REGION(conv2d_fused_forward);
   conv_forward_impl(s, x, w, b, epi.act, act_out);
   if (epi.pool != PoolKind::None) {
     pool2d_forward(epi.pool, pooled_shape(s, epi), act_out, y);
@@ -411,6 +580,7 @@ void KokkosBackend::conv2d_fused_backward(const Conv2dShape& s, const ConvEpilog
                                           const float* x, const float* w, const float* act_out,
                                           const float* dy, float* scratch, float* dx, float* dw,
                                           float* db) {
+  PCNN_KK_REGION(conv2d_fused_backward);
   const float* d_pre = dy;
   if (epi.pool != PoolKind::None) {
     kk::pool2d_backward(epi.pool, pooled_shape(s, epi), act_out, dy, epi.act, scratch);

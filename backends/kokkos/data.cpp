@@ -33,6 +33,7 @@ void gather_samples(const char* label, const DeviceDataset& data, const BatchLay
 void KokkosBackend::gather_train_batch(const DeviceDataset& data, const int32_t* step,
                                        int steps_per_epoch, uint32_t seed,
                                        const BatchLayout& layout, float* x, int32_t* y) {
+  PCNN_KK_REGION(gather_train_batch);
   const int batch = layout.batch;
   const uint32_t count = data.count;
   kk::gather_samples("pcnn::gather_train_batch", data, layout, KOKKOS_LAMBDA(int j) -> uint32_t {
@@ -44,6 +45,7 @@ void KokkosBackend::gather_train_batch(const DeviceDataset& data, const int32_t*
 // samples first .. first+batch-1 in order -> x (batch,C,out_h,out_w), y (batch)
 void KokkosBackend::gather_batch(const DeviceDataset& data, int first, const BatchLayout& layout,
                                  float* x, int32_t* y) {
+  PCNN_KK_REGION(gather_batch);
   kk::gather_samples("pcnn::gather_batch", data, layout,
                      KOKKOS_LAMBDA(int j) -> uint32_t { return uint32_t(first + j); }, x, y);
 }

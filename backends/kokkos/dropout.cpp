@@ -9,6 +9,7 @@ using namespace kk;
 
 void KokkosBackend::dropout_forward(size_t n, float rate, uint32_t seed, uint32_t salt,
                                     const int32_t* step, const float* x, float* y) {
+  PCNN_KK_REGION(dropout_forward);
   const uint32_t threshold = dropout_threshold(rate);
   const float scale = dropout_scale(rate);
   // On the host the step can be read here and the key hashed once; device memory is read (and
@@ -23,6 +24,7 @@ void KokkosBackend::dropout_forward(size_t n, float rate, uint32_t seed, uint32_
 // The forward's mask, drawn again from the same step.
 void KokkosBackend::dropout_backward(size_t n, float rate, uint32_t seed, uint32_t salt,
                                      const int32_t* step, const float* dy, float* dx) {
+  PCNN_KK_REGION(dropout_backward);
   dropout_forward(n, rate, seed, salt, step, dy, dx);
 }
 

@@ -82,6 +82,7 @@ void KokkosBackend::matrix_gemm(const char* label, bool trans_a, bool trans_b, i
 void KokkosBackend::gemm(bool trans_a, bool trans_b, int M, int N, int K, float alpha,
                          const float* A, int lda, const float* B, int ldb, float beta, float* C,
                          int ldc) {
+  PCNN_KK_REGION(gemm);
   kk::GemmEpilogue<> epi;
   epi.alpha = alpha;
   epi.beta = beta;
@@ -93,6 +94,7 @@ void KokkosBackend::gemm(bool trans_a, bool trans_b, int M, int N, int K, float 
 // x (N,in), w (out,in), b (out) -> y (N,out) = act(x w^T + b)
 void KokkosBackend::linear_forward(int N, int in, int out, Activation act, const float* x,
                                    const float* w, const float* b, float* y) {
+  PCNN_KK_REGION(linear_forward);
   dispatch_activation(act, [&](auto tag) {
     kk::GemmEpilogue<decltype(tag)::value> epi;
     epi.col_bias = b;

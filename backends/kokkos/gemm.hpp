@@ -7,7 +7,9 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
+#include "backends/kokkos/host_simd.hpp"
 #include "backends/kokkos/kokkos_common.hpp"
 #include "core/activation_math.hpp"
 
@@ -244,28 +246,78 @@ KOKKOS_INLINE_FUNCTION void copy_row(float* KOKKOS_RESTRICT dst, const float* KO
   for (int j = 0; j < n; ++j) dst[j] = src[j];
 }
 
-// One thread's register block: C (MR,NR) += sum over k < kv of A(k,i) B(k,j), with
-// A(k,i) = A[k*lda + i], B(k,j) = B[k*ldb + j], C(i,j) = C[i*ldc + j] (staged tiles, k-major).
-// A CPU build spells the 16-wide rows as GNU vector types: one load of B and MR broadcast
-// multiply-adds per k, which compilers do not reliably find on their own. (Host compilers
-// only: device code takes the plain loops.)
+// One thread's register block: C (rows,NR) += sum over k < kv of A(k,i) B(k,j), with
+// A(k,i) = A[k*lda + i], B(k,j) = B[k*ldb + j], C(i,j) = C[i*ldc + j] (staged tiles, k-major);
+// rows <= MR (and C overwritten, not read, when `first`: CPU only). A CPU build spells the rows as SIMD registers (host_simd.hpp): one load of B and a
+// broadcast multiply-add per row and k, which compilers do not reliably find on their own, and
+// computes only the rows that hold data (M = 6 filters in a block of 8 would waste a quarter).
+// Blocks that do not fit the register file (AVX2: 8x16 is 16 accumulators of 16) run in passes.
+// (Host compilers only: device code takes the plain loops over all MR rows.)
+#if !defined(__CUDACC__)
+// Rows per pass: mr accumulator rows of nv registers, plus the B row and one broadcast.
+constexpr int micro_rows_per_pass(int mr, int nv) {
+  return mr * nv + nv + 1 <= simd::kRegisters || mr == 1 ? mr : micro_rows_per_pass(mr / 2, nv);
+}
+
+// ROWS rows in registers, one pass over k.
+template <int ROWS>
+inline void micro_block(const float* A, int lda, const float* B, int ldb, float* C, int ldc,
+                        int kv, bool first) {
+  using simd::Vec;
+  constexpr int L = simd::kLanes, NV = GemmConfig::NR / L;
+  Vec acc[ROWS][NV];
+#pragma GCC unroll 16
+  for (int ii = 0; ii < ROWS; ++ii)
+#pragma GCC unroll 16
+    for (int v = 0; v < NV; ++v) acc[ii][v] = first ? Vec{} : simd::load(C + ii * ldc + v * L);
+  for (int k = 0; k < kv; ++k) {
+    Vec b[NV];
+#pragma GCC unroll 16
+    for (int v = 0; v < NV; ++v) b[v] = simd::load(B + k * ldb + v * L);
+#pragma GCC unroll 16
+    for (int ii = 0; ii < ROWS; ++ii) {
+      const float a = A[k * lda + ii];  // a scalar operand is broadcast
+#pragma GCC unroll 16
+      for (int v = 0; v < NV; ++v) acc[ii][v] += a * b[v];
+    }
+  }
+#pragma GCC unroll 16
+  for (int ii = 0; ii < ROWS; ++ii)
+#pragma GCC unroll 16
+    for (int v = 0; v < NV; ++v) simd::store(C + ii * ldc + v * L, acc[ii][v]);
+}
+
+// ROWS rows in as few passes as the registers allow.
+template <int ROWS>
+inline void micro_rows(const float* A, int lda, const float* B, int ldb, float* C, int ldc,
+                       int kv, bool first) {
+  constexpr int MH = micro_rows_per_pass(ROWS, GemmConfig::NR / simd::kLanes);
+  micro_block<MH>(A, lda, B, ldb, C, ldc, kv, first);
+  if constexpr (ROWS > MH)
+    micro_rows<ROWS - MH>(A + MH, lda, B, ldb, C + MH * ldc, ldc, kv, first);
+}
+
+template <int... R>
+inline void micro_rows_of(int rows, const float* A, int lda, const float* B, int ldb, float* C,
+                          int ldc, int kv, bool first, std::integer_sequence<int, R...>) {
+  // rows in 1..MR: the one instantiation for it
+  (void)((rows == R + 1 ? (micro_rows<R + 1>(A, lda, B, ldb, C, ldc, kv, first), true) : false) ||
+         ...);
+}
+#endif
+
+// first (CPU): C is not read but overwritten (the first K slice: no zeroed tile needed).
 KOKKOS_INLINE_FUNCTION void micro_tile(const float* A, int lda, const float* B, int ldb, float* C,
-                                       int ldc, int kv) {
+                                       int ldc, int kv, int rows, bool first = false) {
   constexpr int MR = GemmConfig::MR, NR = GemmConfig::NR;
 #if !defined(__CUDACC__)
-  if constexpr (kOnHost && NR == 16) {
-    typedef float Lanes __attribute__((vector_size(64), aligned(4)));
-    Lanes acc[MR];
-    for (int ii = 0; ii < MR; ++ii) __builtin_memcpy(&acc[ii], C + ii * ldc, sizeof(Lanes));
-    for (int k = 0; k < kv; ++k) {
-      Lanes b;
-      __builtin_memcpy(&b, B + k * ldb, sizeof b);
-      for (int ii = 0; ii < MR; ++ii) acc[ii] += A[k * lda + ii] * b;
-    }
-    for (int ii = 0; ii < MR; ++ii) __builtin_memcpy(C + ii * ldc, &acc[ii], sizeof(Lanes));
+  if constexpr (kOnHost && NR % simd::kLanes == 0) {
+    micro_rows_of(rows, A, lda, B, ldb, C, ldc, kv, first, std::make_integer_sequence<int, MR>{});
     return;
   }
 #endif
+  (void)rows;
+  (void)first;
   float acc[MR][NR];
   for (int ii = 0; ii < MR; ++ii)
     for (int jj = 0; jj < NR; ++jj) acc[ii][jj] = C[ii * ldc + jj];
@@ -333,7 +385,10 @@ struct TiledGemmKernel {
         out_cols(j) = out.cols(j0 + j);
       });
     }
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TM * TN), [&](int e) { cs(e) = 0.f; });
+    // A CPU's first K slice overwrites the tile (micro_tile's `first`), so it needs no zeroing
+    // unless there is no slice at all.
+    if (!kOnHost || k_begin >= k_end)
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TM * TN), [&](int e) { cs(e) = 0.f; });
     if (mv < TM)
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, g.TK * TM), [&](int e) {
         if ((e & (TM - 1)) >= mv) as(e) = 0.f;
@@ -388,7 +443,8 @@ struct TiledGemmKernel {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, (TM / MR) * blocks_n), [&](int u) {
         const int mi = (u / blocks_n) * MR, ni = (u % blocks_n) * NR;
         if (mi < mv && ni < nv)
-          micro_tile(as.data() + mi, TM, bs.data() + ni, TN, cs.data() + mi * TN + ni, TN, kv);
+          micro_tile(as.data() + mi, TM, bs.data() + ni, TN, cs.data() + mi * TN + ni, TN, kv,
+                     imin(MR, mv - mi), k0 == k_begin);
       });
     }
     team.team_barrier();

@@ -9,6 +9,7 @@ using namespace kk;
 
 // x (N,C,HW) -> y (N,C)
 void KokkosBackend::global_avg_pool_forward(int N, int C, int HW, const float* x, float* y) {
+  PCNN_KK_REGION(global_avg_pool_forward);
   const float inv = 1.f / float(HW);
   Kokkos::parallel_for("pcnn::global_avg_pool_forward", row_policy(size_t(N) * C),
                        KOKKOS_LAMBDA(const Member& team) {
@@ -23,6 +24,7 @@ void KokkosBackend::global_avg_pool_forward(int N, int C, int HW, const float* x
 
 // dy (N,C) -> dx (N,C,HW)
 void KokkosBackend::global_avg_pool_backward(int N, int C, int HW, const float* dy, float* dx) {
+  PCNN_KK_REGION(global_avg_pool_backward);
   const float inv = 1.f / float(HW);
   Kokkos::parallel_for("pcnn::global_avg_pool_backward", row_policy(size_t(N) * C),
                        KOKKOS_LAMBDA(const Member& team) {

@@ -116,12 +116,14 @@ void KokkosBackend::free_memory(void* ptr) {
 }
 
 void KokkosBackend::upload(void* dst, const void* src, size_t bytes) {
+  PCNN_KK_REGION(upload);
   if (!bytes) return;
   Kokkos::deep_copy(DeviceView<char>(static_cast<char*>(dst), bytes),
                     HostView<const char>(static_cast<const char*>(src), bytes));
 }
 
 void KokkosBackend::download(void* dst, const void* src, size_t bytes) {
+  PCNN_KK_REGION(download);
   if (!bytes) return;
   // deep_copy without an execution space fences first: pending kernels finish before the read.
   Kokkos::deep_copy(HostView<char>(static_cast<char*>(dst), bytes),
@@ -129,6 +131,7 @@ void KokkosBackend::download(void* dst, const void* src, size_t bytes) {
 }
 
 void KokkosBackend::copy(void* dst, const void* src, size_t bytes) {
+  PCNN_KK_REGION(copy);
   if (!bytes || dst == src) return;
   Kokkos::deep_copy(ExecSpace(), DeviceView<char>(static_cast<char*>(dst), bytes),
                     DeviceView<const char>(static_cast<const char*>(src), bytes));
@@ -136,6 +139,7 @@ void KokkosBackend::copy(void* dst, const void* src, size_t bytes) {
 
 // dst[0..n) = value
 void KokkosBackend::fill(float* dst, float value, size_t n) {
+  PCNN_KK_REGION(fill);
   Kokkos::parallel_for("pcnn::fill", range(n), KOKKOS_LAMBDA(size_t i) { dst[i] = value; });
 }
 

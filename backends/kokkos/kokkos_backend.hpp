@@ -52,6 +52,9 @@ class KokkosBackend : public Backend {
   void weight_grad_direct(const Conv2dShape& s, const float* x, const float* dy, float* dw);
 
  private:
+  // The CPU forward as a direct correlation, for the shapes it suits (conv2d.cpp).
+  void forward_direct(const Conv2dShape& s, const float* x, const float* w, const float* b,
+                      Activation act, float* y);
   void conv_forward_impl(const Conv2dShape& s, const float* x, const float* w, const float* b,
                          Activation act, float* y);
 

@@ -49,5 +49,26 @@ using HostView = Kokkos::View<T*, Kokkos::HostSpace, Unmanaged>;
 template <class T>
 using ScratchView = Kokkos::View<T*, ScratchSpace, Unmanaged>;
 
+// A Kokkos profiling region "pcnn::<op>" around one op of the backend, so a Kokkos tool
+// (KOKKOS_PROFILE_LIBRARY, e.g. a kernel timer) sees ops as well as their kernels. Without a tool
+// loaded it is one call and a predictable branch: the name is only turned into a std::string
+// when a tool listens.
+class OpRegion {
+ public:
+  explicit OpRegion(const char* name) : active_(Kokkos::Profiling::profileLibraryLoaded()) {
+    if (active_) Kokkos::Profiling::pushRegion(name);
+  }
+  ~OpRegion() {
+    if (active_) Kokkos::Profiling::popRegion();
+  }
+  OpRegion(const OpRegion&) = delete;
+  OpRegion& operator=(const OpRegion&) = delete;
+
+ private:
+  bool active_;
+};
+
 }  // namespace kk
 }  // namespace pcnn
+
+#define PCNN_KK_REGION(op) const ::pcnn::kk::OpRegion pcnn_kk_region_("pcnn::" #op)

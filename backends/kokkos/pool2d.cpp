@@ -197,12 +197,14 @@ void pool2d_backward(PoolKind kind, const Pool2dShape& s, const float* x, const 
 // x (N,C,H,W) -> y (N,C,P,Q)
 void KokkosBackend::pool2d_forward(PoolKind kind, const Pool2dShape& s, const float* x,
                                    float* y) {
+  PCNN_KK_REGION(pool2d_forward);
   kk::pool2d_forward(kind, s, x, y);
 }
 
 // x (N,C,H,W), dy (N,C,P,Q) -> dx (N,C,H,W)
 void KokkosBackend::pool2d_backward(PoolKind kind, const Pool2dShape& s, const float* x,
                                     const float* dy, float* dx) {
+  PCNN_KK_REGION(pool2d_backward);
   kk::pool2d_backward(kind, s, x, dy, Activation::None, dx);
 }
 

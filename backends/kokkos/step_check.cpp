@@ -12,6 +12,7 @@ using namespace kk;
 // grads (n), metrics float[kMetricCount], hyper float[kHyperCount]; *step: the global step
 void KokkosBackend::check_step(size_t n, const float* grads, const int32_t* step,
                                float* metrics, float* hyper) {
+  PCNN_KK_REGION(check_step);
   // The reduction's result stays on the device, in a slot allocated at the first call.
   const Kokkos::View<uint32_t, MemSpace, Unmanaged> first_bad(
       reinterpret_cast<uint32_t*>(workspace(kCheck, 1)));
