@@ -191,7 +191,11 @@ TEST_CASE("api: raw pixels of several channels predict as the same images in a d
       CHECK(from_pixels[i].probabilities[k] == from_set[i].probabilities[k]);
   const size_t image = 3 * 10 * 10;
   const std::vector<api::Prediction> fifth = net.predict(&images.images[4 * image], 1, 3, 10, 10);
-  CHECK(fifth.at(0).probabilities == from_set[4].probabilities);
+  // One image alone is another batch size, for which cudnn may pick other algorithms (H200:
+  // not bitwise equal there), so within 1e-5.
+  REQUIRE(fifth.size() == 1);
+  for (size_t k = 0; k < 10; ++k)
+    CHECK(fifth[0].probabilities[k] == doctest::Approx(from_set[4].probabilities[k]).epsilon(1e-5));
   // The blue plane matters: the same image with another blue plane predicts otherwise.
   std::vector<uint8_t> other(images.images.begin() + 4 * image, images.images.begin() + 5 * image);
   for (size_t p = 200; p < 300; ++p) other[p] = uint8_t(255 - other[p]);
