@@ -218,7 +218,7 @@ std::vector<Layer> model_conv_layers(int N) {
        epilogue(Activation::Tanh, PoolKind::None)},
       {"simard conv2", conv_shape(N, 5, 13, 13, 50, 5, 5, 2, 0),
        epilogue(Activation::Tanh, PoolKind::None)},
-      // a user's wider second layer (tta and README: 16 -> 32 channels)
+      // a wider second layer, as in examples/models/wide.json (16 -> 32 channels)
       {"wide conv2", conv_shape(N, 16, 14, 14, 32, 5, 5, 1, 0),
        epilogue(Activation::ReLU, PoolKind::Max)},
   };
