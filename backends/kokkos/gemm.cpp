@@ -43,11 +43,16 @@ GemmPlan plan_gemm(int M, int N, int K) {
   // Too few tiles to keep every core (or SM) busy: split K into slices of at least two K steps.
   // The split count depends only on the shape and the machine, so a run is reproducible.
   const int concurrency = ExecSpace().concurrency();
-  const int teams_wanted = kOnHost ? 4 * concurrency : std::max(1, concurrency / 256);
+  // GPU: one team per 256 resident threads; a product of only a few tiles (their teams may be
+  // one warp each) gets four times as many, so that its slices fill every SM.
+  const int tiles_now = std::max(1, g.tiles_m * g.tiles_n);
+  const int teams_wanted =
+      kOnHost ? 4 * concurrency : std::max(1, concurrency / (tiles_now <= 4 ? 64 : 256));
   // The split sum reads every slice once per output. On a GPU a long reduction onto few outputs
   // (a first layer's weight gradient: 6 x 25 outputs over N*28*28) wants many more slices than
-  // a CPU: 64 left that kernel at 3.1 ms of LeNet-5's 4.7 ms step at batch 1024 (H200).
-  const int max_splits = kOnHost ? 64 : 512;
+  // a CPU: 64 left that kernel at 3.1 ms of LeNet-5's 4.7 ms step at batch 1024 (H200). Their
+  // sum is a team per output there (run_gemm), so many slices cost little.
+  const int max_splits = kOnHost ? 64 : 4096;
   const int tiles = std::max(1, g.tiles_m * g.tiles_n);
   if (tiles < teams_wanted && K >= 4 * g.TK) {
     int splits = std::min({(teams_wanted + tiles - 1) / tiles, K / (2 * g.TK), max_splits});

@@ -196,6 +196,9 @@ struct GemmConfig {
   static constexpr int TK = kOnHost ? 128 : 16;
 };
 
+// From this many K slices on, a GPU sums each output's slices with a team (run_gemm).
+constexpr int kTeamSplitSum = 64;
+
 // How one GEMM is cut into tiles and K slices (see plan_gemm in gemm.cpp).
 struct GemmPlan {
   int M = 0, N = 0, K = 0;
@@ -493,6 +496,24 @@ void run_gemm(const std::string& label, const GemmPlan& g, const OpA& a, const O
   const int M = g.M, N = g.N, splits = g.splits;
   const GemmOutput<OutCols> o = out;
   const Epilogue e = epi;
+  if (!kOnHost && splits >= kTeamSplitSum) {
+    // Many slices onto few outputs (a first layer's weight gradient on a GPU): a thread looping
+    // over hundreds of slices is latency-bound, so a team sums each output, in a fixed tree order.
+    Kokkos::parallel_for(label + "[split_sum]", TeamPolicy(M * N, 32),
+                         KOKKOS_LAMBDA(const Member& team) {
+      const size_t idx = size_t(team.league_rank());
+      float acc = 0.f;
+      Kokkos::parallel_reduce(Kokkos::TeamThreadRange(team, splits), [&](int s, float& sum) {
+        sum += partial[size_t(s) * M * N + idx];
+      }, acc);
+      Kokkos::single(Kokkos::PerTeam(team), [&]() {
+        const int i = int(idx / N), j = int(idx % N);
+        float* c = o.p + size_t(i) * o.row_stride + o.cols(j);
+        *c = e.apply(acc, i, j, c);
+      });
+    });
+    return;
+  }
   Kokkos::parallel_for(label + "[split_sum]", range(size_t(M) * N), KOKKOS_LAMBDA(size_t idx) {
     const int i = int(idx / N), j = int(idx % N);
     float acc = 0.f;
