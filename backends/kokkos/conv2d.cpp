@@ -500,22 +500,9 @@ void forward_direct(const Conv2dShape& s, const float* x, const float* w, const 
 #endif
 }
 
-// Whether forward_direct has a version for this shape: stride 1, 3- or 5-wide filters, rows up
-// to 32, and few input channels with rows that fill most of their registers (where staging
-// dominates the GEMM; LeNet-5's first layer: 28 of 32 lanes, one channel).
-bool has_forward_direct(const Conv2dShape& s) {
-#ifdef __CUDACC__
-  (void)s;
-  return false;
-#else
-  const int Q = s.Q(), QL = Q <= 16 ? 16 : 32;
-  return kOnHost && s.stride == 1 && (s.S == 3 || s.S == 5) && Q <= 32 && 4 * Q >= 3 * QL &&
-         s.C * s.R * s.S <= 64;
-#endif
-}
-
-// Whether weight_grad_direct has a version for this shape.
-bool has_weight_grad_direct(const Conv2dShape& s) {
+// The rows the CPU direct kernels are compiled for: stride 1, 3- or 5-wide filters, output rows of
+// at most 32 (their register rows). Never on a GPU.
+bool direct_rows(const Conv2dShape& s) {
 #ifdef __CUDACC__
   (void)s;
   return false;
@@ -523,6 +510,17 @@ bool has_weight_grad_direct(const Conv2dShape& s) {
   return kOnHost && s.stride == 1 && (s.S == 3 || s.S == 5) && s.Q() <= 32;
 #endif
 }
+
+// Whether forward_direct has a version for this shape: direct rows, and few input channels with
+// rows that fill most of their registers (where staging dominates the GEMM; LeNet-5's first
+// layer: 28 of 32 lanes, one channel).
+bool has_forward_direct(const Conv2dShape& s) {
+  const int Q = s.Q(), QL = Q <= 16 ? 16 : 32;
+  return direct_rows(s) && 4 * Q >= 3 * QL && s.C * s.R * s.S <= 64;
+}
+
+// Whether weight_grad_direct has a version for this shape.
+bool has_weight_grad_direct(const Conv2dShape& s) { return direct_rows(s); }
 
 }  // namespace kk
 
