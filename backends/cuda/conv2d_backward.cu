@@ -38,7 +38,6 @@ __global__ void conv2d_dact_kernel(Conv2dShape s, DactSource d, float* dact) {
   }
 }
 
-
 // dact (N,K,P,Q) on the fly, w (K,C,R,S) -> dx (N,C,H,W); one thread per dx element
 __global__ void conv2d_backward_data_kernel_direct(Conv2dShape s, DactSource d, const float* w,
                                                    float* dx) {
