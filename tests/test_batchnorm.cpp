@@ -106,10 +106,10 @@ TEST_CASE("batchnorm spec: defaults, keys, JSON round trip, geometry") {
   CHECK(g.layers[1].state == std::vector<std::vector<int64_t>>{{4}, {4}});
   CHECK(g.layers[5].state == std::vector<std::vector<int64_t>>{{16}, {16}});
   CHECK(g.state_count == 40);
-  // gamma 1 and beta 0; running mean 0 and variance 1.
+  // gamma 1 and beta 0; running mean 0 and variance 1. Built fused: the relu after it folded in.
   const auto layers = build_layers(fuse(s));
   REQUIRE(layers[1]->param_count() == 8);
-  CHECK(layers[1]->describe() == "batchnorm x4 eps 0.001");
+  CHECK(layers[1]->describe() == "batchnorm x4 eps 0.001 +relu");
   const std::vector<float> state = initial_state(s);
   REQUIRE(state.size() == 40);
   CHECK(state[0] == 0.f);
