@@ -627,11 +627,13 @@ void add_batchnorm(std::vector<OpCase>& t, int B) {
   }
   t.push_back(batchnorm_backward_case(3, 7, 13, false, false));
   t.push_back(unaligned(batchnorm_train(3, 7, 13, false), {"gamma", "beta", "running_mean"}));
-  t.push_back(unaligned(batchnorm_backward_case(3, 7, 13, true, false), {"gamma", "dgamma", "dbeta"}));
+  t.push_back(
+      unaligned(batchnorm_backward_case(3, 7, 13, true, false), {"gamma", "dgamma", "dbeta"}));
   // Every fused activation: a conv output's shape, dense rows, and a small one for the gradient.
   for (Activation act : all_activations()) {
     if (act == Activation::None) continue;
-    for (const Shape& s : {Shape{3, 16, 100, false}, Shape{64, 120, 1, false}, Shape{2, 3, 5, false}}) {
+    for (const Shape& s :
+         {Shape{3, 16, 100, false}, Shape{64, 120, 1, false}, Shape{2, 3, 5, false}}) {
       t.push_back(batchnorm_train(s.N, s.C, s.HW, s.perf, act));
       t.push_back(batchnorm_infer(s.N, s.C, s.HW, s.perf, act));
       t.push_back(batchnorm_backward_case(s.N, s.C, s.HW, true, s.perf, act));

@@ -177,8 +177,8 @@ __global__ void batchnorm_input_grad_kernel(unsigned total, int C, int HW, float
        i += gridDim.x * blockDim.x) {
     const int c = int((i / unsigned(HW)) % unsigned(C));
     const float inv_std = save_inv_std[c];
-    dx[i] = batchnorm_input_grad(act_grad<A>(dy, y, i), (x[i] - save_mean[c]) * inv_std, dbeta[c] / M,
-                                 dgamma[c] / M, gamma[c], inv_std);
+    dx[i] = batchnorm_input_grad(act_grad<A>(dy, y, i), (x[i] - save_mean[c]) * inv_std,
+                                 dbeta[c] / M, dgamma[c] / M, gamma[c], inv_std);
   }
 }
 
@@ -220,8 +220,9 @@ BatchnormLaunch batchnorm_launch(cuda::CudaContext& ctx, int N, int C, int HW, b
 
 void CudaBackend::batchnorm_forward_train(int N, int C, int HW, Activation act, float eps,
                                           float momentum, const float* x, const float* gamma,
-                                          const float* beta, float* y, float* save_mean, float* save_inv_std,
-                                          float* running_mean, float* running_var) {
+                                          const float* beta, float* y, float* save_mean,
+                                          float* save_inv_std, float* running_mean,
+                                          float* running_var) {
   ctx_.bind();
   if (size_t(N) * C * HW == 0) return;
   const BatchnormLaunch l = batchnorm_launch(ctx_, N, C, HW, true);
@@ -253,9 +254,9 @@ void CudaBackend::batchnorm_forward_infer(int N, int C, int HW, Activation act, 
 }
 
 void CudaBackend::batchnorm_backward(int N, int C, int HW, Activation act, const float* x,
-                                     const float* y, const float* dy, const float* gamma, const float* save_mean,
-                                     const float* save_inv_std, float* dx, float* dgamma,
-                                     float* dbeta) {
+                                     const float* y, const float* dy, const float* gamma,
+                                     const float* save_mean, const float* save_inv_std, float* dx,
+                                     float* dgamma, float* dbeta) {
   ctx_.bind();
   if (size_t(N) * C * HW == 0) return;
   const BatchnormLaunch l = batchnorm_launch(ctx_, N, C, HW, true);

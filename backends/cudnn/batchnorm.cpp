@@ -27,8 +27,7 @@ void CudnnBackend::batchnorm_forward_train(int N, int C, int HW, Activation act,
                                            float* running_var) {
   if (size_t(N) * HW < 2)
     return CudaBackend::batchnorm_forward_train(N, C, HW, act, eps, momentum, x, gamma, beta, y,
-                                                save_mean, save_inv_std, running_mean,
-                                                running_var);
+                                                save_mean, save_inv_std, running_mean, running_var);
   context().bind();
   set_batchnorm(N, C, HW);
   const float one = 1.f, zero = 0.f;
@@ -56,8 +55,8 @@ void CudnnBackend::batchnorm_backward(int N, int C, int HW, Activation act, cons
                                       const float* save_mean, const float* save_inv_std, float* dx,
                                       float* dgamma, float* dbeta) {
   if (dx == nullptr || size_t(N) * HW < 2)
-    return CudaBackend::batchnorm_backward(N, C, HW, act, x, y, dy, gamma, save_mean,
-                                           save_inv_std, dx, dgamma, dbeta);
+    return CudaBackend::batchnorm_backward(N, C, HW, act, x, y, dy, gamma, save_mean, save_inv_std,
+                                           dx, dgamma, dbeta);
   context().bind();
   if (act != Activation::None) {
     const size_t n = size_t(N) * C * HW;

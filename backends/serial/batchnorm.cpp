@@ -22,8 +22,9 @@ void for_channel(int N, int C, int HW, int c, F&& f) {
 // x (N,C,HW) -> y (N,C,HW), save_mean, save_inv_std (C); running_mean, running_var updated
 void SerialBackend::batchnorm_forward_train(int N, int C, int HW, Activation act, float eps,
                                             float momentum, const float* x, const float* gamma,
-                                            const float* beta, float* y, float* save_mean, float* save_inv_std,
-                                            float* running_mean, float* running_var) {
+                                            const float* beta, float* y, float* save_mean,
+                                            float* save_inv_std, float* running_mean,
+                                            float* running_var) {
   const long long M = (long long)N * HW;
   for (int c = 0; c < C; ++c) {
     double sum = 0;
@@ -59,9 +60,9 @@ void SerialBackend::batchnorm_forward_infer(int N, int C, int HW, Activation act
 
 // x, y, dy (N,C,HW) -> dgamma, dbeta (C); dx (N,C,HW) unless nullptr. g: dy through act.
 void SerialBackend::batchnorm_backward(int N, int C, int HW, Activation act, const float* x,
-                                       const float* y, const float* dy, const float* gamma, const float* save_mean,
-                                       const float* save_inv_std, float* dx, float* dgamma,
-                                       float* dbeta) {
+                                       const float* y, const float* dy, const float* gamma,
+                                       const float* save_mean, const float* save_inv_std, float* dx,
+                                       float* dgamma, float* dbeta) {
   const long long M = (long long)N * HW;
   for (int c = 0; c < C; ++c) {
     const float mean = save_mean[c], inv_std = save_inv_std[c];
@@ -76,8 +77,8 @@ void SerialBackend::batchnorm_backward(int N, int C, int HW, Activation act, con
     if (!dx) continue;
     const float mean_dy = float(sum_dy / double(M)), mean_dy_xhat = float(sum_dy_xhat / double(M));
     for_channel(N, C, HW, c, [&](size_t i) {
-      dx[i] = batchnorm_input_grad(batchnorm_act_grad(act, dy, y, i), (x[i] - mean) * inv_std, mean_dy, mean_dy_xhat,
-                                   gamma[c], inv_std);
+      dx[i] = batchnorm_input_grad(batchnorm_act_grad(act, dy, y, i), (x[i] - mean) * inv_std,
+                                   mean_dy, mean_dy_xhat, gamma[c], inv_std);
     });
   }
 }
