@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 
+#include "core/activation_math.hpp"
 #include "core/host_device.hpp"
 
 namespace pcnn {
@@ -16,6 +18,12 @@ PCNN_HD inline float batchnorm_inv_std(float var, float eps) { return 1.f / sqrt
 PCNN_HD inline float batchnorm_normalize(float x, float mean, float inv_std, float gamma,
                                          float beta) {
   return gamma * ((x - mean) * inv_std) + beta;
+}
+
+// The gradient the statistics see at element i: dy through the fused activation, whose derivative
+// comes from the output y (y is not read for None).
+PCNN_HD inline float batchnorm_act_grad(Activation act, const float* dy, const float* y, size_t i) {
+  return act == Activation::None ? dy[i] : dy[i] * activation_derivative(act, y[i]);
 }
 
 // running = (1 - m) * running + m * batch (PyTorch's momentum convention).

@@ -61,23 +61,27 @@
 
 // ---- batch normalisation (core/batchnorm_math.hpp) ----------------------------------------
 // Per channel c over the M = N*HW values of x (N,C,HW): mean and biased variance var; inv_std =
-// 1/sqrt(var + eps); y (N,C,HW) = gamma*(x - mean)*inv_std + beta, overwritten. Overwrites
-// save_mean, save_inv_std (C) for the backward; running_mean, running_var (C) are updated in
-// place: r = (1 - momentum)*r + momentum*batch, the variance unbiased (var*M/(M-1); M == 1 keeps
-// var). Each channel's sums in an order fixed by the shapes (deterministic).
+// 1/sqrt(var + eps); y (N,C,HW) = act(gamma*(x - mean)*inv_std + beta), overwritten (act ==
+// None: the normalised value itself). Overwrites save_mean, save_inv_std (C) for the backward;
+// running_mean, running_var (C) are updated in place: r = (1 - momentum)*r + momentum*batch, the
+// variance unbiased (var*M/(M-1); M == 1 keeps var). Each channel's sums in an order fixed by the
+// shapes (deterministic).
 #define PCNN_OP_PARAMS_batchnorm_forward_train                                                  \
-  (int N, int C, int HW, float eps, float momentum, const float* x, const float* gamma,         \
-   const float* beta, float* y, float* save_mean, float* save_inv_std, float* running_mean,     \
-   float* running_var)
-// y (N,C,HW) = gamma*(x - running_mean)/sqrt(running_var + eps) + beta; overwrites y.
+  (int N, int C, int HW, Activation act, float eps, float momentum, const float* x,             \
+   const float* gamma, const float* beta, float* y, float* save_mean, float* save_inv_std,      \
+   float* running_mean, float* running_var)
+// y (N,C,HW) = act(gamma*(x - running_mean)/sqrt(running_var + eps) + beta); overwrites y.
 #define PCNN_OP_PARAMS_batchnorm_forward_infer                                              \
-  (int N, int C, int HW, float eps, const float* x, const float* gamma, const float* beta, \
-   const float* running_mean, const float* running_var, float* y)
-// From dy (N,C,HW) and the training forward's x, save_mean, save_inv_std: dgamma (C) =
-// sum(dy*xhat), dbeta (C) = sum(dy), overwritten; dx (N,C,HW) overwritten unless nullptr.
+  (int N, int C, int HW, Activation act, float eps, const float* x, const float* gamma,    \
+   const float* beta, const float* running_mean, const float* running_var, float* y)
+// From dy (N,C,HW), the gradient of the training forward's output y (read only when act !=
+// None: g = dy * act'(y), the derivative from the output; g = dy for None), and that forward's
+// x, save_mean, save_inv_std: dgamma (C) = sum(g*xhat), dbeta (C) = sum(g), overwritten; dx
+// (N,C,HW) overwritten unless nullptr.
 #define PCNN_OP_PARAMS_batchnorm_backward                                                     \
-  (int N, int C, int HW, const float* x, const float* dy, const float* gamma,                 \
-   const float* save_mean, const float* save_inv_std, float* dx, float* dgamma, float* dbeta)
+  (int N, int C, int HW, Activation act, const float* x, const float* y, const float* dy,     \
+   const float* gamma, const float* save_mean, const float* save_inv_std, float* dx,          \
+   float* dgamma, float* dbeta)
 
 // ---- regularisation and global pooling ------------------------------------------------------
 // Inverted dropout of n elements: y[i] = x[i] / (1 - rate) where kept, 0 where dropped; the

@@ -6,8 +6,8 @@
 
 namespace pcnn {
 
-BatchNorm2D::BatchNorm2D(FeatureShape in, float eps, float momentum)
-    : eps_(eps), momentum_(momentum) {
+BatchNorm2D::BatchNorm2D(FeatureShape in, float eps, float momentum, Activation act)
+    : eps_(eps), momentum_(momentum), act_(act) {
   in_ = in;
   out_ = in;
 }
@@ -17,6 +17,7 @@ std::string BatchNorm2D::describe() const {
   os << "batchnorm x" << in_.c;
   if (eps_ != 1e-5f) os << " eps " << eps_;
   if (momentum_ != 0.1f) os << " momentum " << momentum_;
+  if (act_ != Activation::None) os << " +" << activation_name(act_);
   return os.str();
 }
 
@@ -56,18 +57,18 @@ void BatchNorm2D::setup(Backend& be, int) {
 
 void BatchNorm2D::forward(Backend& be, int N, const float* x, float* y) {
   if (pass_.training)
-    be.batchnorm_forward_train(N, in_.c, hw(), eps_, momentum_, x, gamma_, beta_, y,
+    be.batchnorm_forward_train(N, in_.c, hw(), act_, eps_, momentum_, x, gamma_, beta_, y,
                                save_mean_.get(), save_inv_std_.get(), running_mean_,
                                running_var_);
   else
-    be.batchnorm_forward_infer(N, in_.c, hw(), eps_, x, gamma_, beta_, running_mean_,
+    be.batchnorm_forward_infer(N, in_.c, hw(), act_, eps_, x, gamma_, beta_, running_mean_,
                                running_var_, y);
 }
 
-void BatchNorm2D::backward(Backend& be, int N, const float* x, const float*, const float* dy,
+void BatchNorm2D::backward(Backend& be, int N, const float* x, const float* y, const float* dy,
                            float* dx) {
-  be.batchnorm_backward(N, in_.c, hw(), x, dy, gamma_, save_mean_.get(), save_inv_std_.get(), dx,
-                        dgamma_, dbeta_);
+  be.batchnorm_backward(N, in_.c, hw(), act_, x, y, dy, gamma_, save_mean_.get(),
+                        save_inv_std_.get(), dx, dgamma_, dbeta_);
 }
 
 }  // namespace pcnn

@@ -37,6 +37,7 @@ Activation activation_after(const ModelSpec& spec, size_t i) {
     const LayerType next = type_of(spec, j);
     if (next.kind == LayerKind::Act) return next.act;
     if (next.kind != LayerKind::BatchNorm) break;
+    if (spec.layers[j].act != "none") return parse_activation(spec.layers[j].act);  // fused
   }
   return Activation::None;
 }
@@ -77,7 +78,7 @@ std::unique_ptr<Layer> make_layer(const ModelSpec& spec, size_t i, FeatureShape 
     case LayerKind::Flatten:
       return std::make_unique<Flatten>(in);
     case LayerKind::BatchNorm:
-      return std::make_unique<BatchNorm2D>(in, l.eps, l.momentum);
+      return std::make_unique<BatchNorm2D>(in, l.eps, l.momentum, parse_activation(l.act));
     case LayerKind::Dropout:
       return std::make_unique<Dropout>(in, float(l.rate), dropout_ordinal(spec, i));
     case LayerKind::GlobalAvgPool:

@@ -64,7 +64,10 @@ ModelSpec fuse(const ModelSpec& spec, std::vector<size_t>* first) {
     const LayerSpec& l = spec.layers[i];
     LayerSpec* prev = out.layers.empty() ? nullptr : &out.layers.back();
     const bool prev_open = prev && (is_kind(prev->type, LayerKind::Conv) || is_kind(prev->type, LayerKind::Dense));
-    if (prev_open && is_activation(l.type) && prev->act == "none" && prev->pool == "none") {
+    // Batch norm takes the activation after it (its kernels apply it); nothing else.
+    const bool prev_bn = prev && is_kind(prev->type, LayerKind::BatchNorm);
+    if ((prev_open || prev_bn) && is_activation(l.type) && prev->act == "none" &&
+        prev->pool == "none") {
       prev->act = l.type;
       continue;
     }

@@ -36,8 +36,8 @@ struct ModelSpec {
 ModelSpec builtin_model(const std::string& name);
 std::vector<std::string> builtin_model_names();
 
-// Folds activation and pooling layers into the conv / dense layer before them, so backends can
-// run them as one fused kernel. Numerically the same model. With `first`, also says where each
+// Folds activation and pooling layers into the conv / dense layer before them (and an activation
+// into a batchnorm before it), so backends can run them as one fused kernel. Numerically the same model. With `first`, also says where each
 // fused layer starts in spec.layers (it runs up to where the next one starts).
 ModelSpec fuse(const ModelSpec& spec, std::vector<size_t>* first = nullptr);
 

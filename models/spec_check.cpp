@@ -100,7 +100,9 @@ LayerGeometry conv_geometry(const Where& at, const LayerSpec& l, const LayerGeom
 
 LayerGeometry layer_geometry(const Where& at, const LayerSpec& l, const LayerGeometry& in) {
   const LayerType type = at.word([&] { return parse_layer_type(l.type); });
-  const bool has_act = type.kind == LayerKind::Conv || type.kind == LayerKind::Dense;
+  // A batchnorm carries one only as fuse() folds it in (a model file cannot say so).
+  const bool has_act = type.kind == LayerKind::Conv || type.kind == LayerKind::Dense ||
+                       type.kind == LayerKind::BatchNorm;
   if (!has_act && l.act != "none") at.fail("'act' applies to conv and dense layers only");
   if (type.kind != LayerKind::Conv && l.pool != "none") at.fail("'pool' applies to conv layers only");
   if (type.kind != LayerKind::Conv && type.kind != LayerKind::Pool && l.pad != 0)

@@ -60,7 +60,7 @@ cat >"$tmp/bn.json" <<'JSON'
   {"type": "maxpool", "kernel": 2}, {"type": "dense", "units": 10}]}
 JSON
 show "$tmp/bn_spec" "$tmp/bn.json"
-grep -q "batchnorm x4  *4x24x24  *8  *18,432  *18,432$" "$tmp/bn_spec" && echo "ok: pcnn show lists the batchnorm" ||
+grep -q "batchnorm x4 +relu  *4x24x24  *8  *18,432  *18,432$" "$tmp/bn_spec" && echo "ok: pcnn show lists the batchnorm, relu fused into it" ||
   { echo "FAIL: no batchnorm row in: $(cat "$tmp/bn_spec")"; failures=$((failures + 1)); }
 expect_ok train --backend serial --model "$tmp/bn.json" --epochs 2 --batch-size 4 --data "$tmp/data" --save "$tmp/bn.pcnn"
 train_acc=$(sed -n 's/^final test accuracy \([0-9.]*\),.*/\1/p' "$tmp/out")

@@ -503,13 +503,16 @@ void add_bias(std::vector<OpCase>& t, int B) {
 // ---- batch normalisation ---------------------------------------------------------------------
 
 std::string describe_bn(const OpParams& p) {
-  return "N" + std::to_string(p.N) + " C" + std::to_string(p.C) + " HW" + std::to_string(p.HW);
+  return "N" + std::to_string(p.N) + " C" + std::to_string(p.C) + " HW" + std::to_string(p.HW) +
+         (p.act == Activation::None ? "" : std::string(" +") + activation_name(p.act));
 }
 
+// y is read only with a fused activation (None passes nullptr, as a caller may).
 void launch_batchnorm_backward(Backend& be, const OpParams& p, const DeviceTensors& t) {
-  be.batchnorm_backward(p.N, p.C, p.HW, t.f("x"), t.f("dy"), t.f("gamma"), t.f("save_mean"),
-                        t.f("save_inv_std"), p.want_dx ? t.f("dx") : nullptr, t.f("dgamma"),
-                        t.f("dbeta"));
+  be.batchnorm_backward(p.N, p.C, p.HW, p.act, t.f("x"),
+                        p.act == Activation::None ? nullptr : t.f("y"), t.f("dy"), t.f("gamma"),
+                        t.f("save_mean"), t.f("save_inv_std"), p.want_dx ? t.f("dx") : nullptr,
+                        t.f("dgamma"), t.f("dbeta"));
 }
 
 // Per-channel parameters as a trained layer has them: gamma around 1, beta around 0.
@@ -519,9 +522,9 @@ std::vector<TensorSpec> batchnorm_params(const OpParams& p, Rng& r) {
 
 // x off zero mean and unit spread (as a convolution's output is), so a kernel that forgot to
 // subtract the mean or to divide by the deviation is far off. Channel sums: kSum.
-OpCase batchnorm_train(int N, int C, int HW, bool perf) {
+OpCase batchnorm_train(int N, int C, int HW, bool perf, Activation act = Activation::None) {
   OpParams p;
-  p.N = N; p.C = C; p.HW = HW; p.momentum = 0.25f;
+  p.N = N; p.C = C; p.HW = HW; p.momentum = 0.25f; p.act = act;
   const double n = double(N) * C * HW;
   OpCase c = make_case(Op::batchnorm_forward_train, describe_bn(p), p, kSum, 8 * n,
                        4.0 * (2 * n + 8 * C), perf);
@@ -537,20 +540,22 @@ OpCase batchnorm_train(int N, int C, int HW, bool perf) {
     return v;
   };
   c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
-    be.batchnorm_forward_train(p.N, p.C, p.HW, p.eps, p.momentum, t.f("x"), t.f("gamma"),
+    be.batchnorm_forward_train(p.N, p.C, p.HW, p.act, p.eps, p.momentum, t.f("x"), t.f("gamma"),
                                t.f("beta"), t.f("y"), t.f("save_mean"), t.f("save_inv_std"),
                                t.f("running_mean"), t.f("running_var"));
   };
-  if (n <= 64) {  // finite differences through the batch statistics: x moves mean and variance
+  // Finite differences through the batch statistics (x moves mean and variance) and the fused
+  // activation; a normalised value that lands within a step of ReLU's kink is skipped as such.
+  if (n <= 64) {
     c.grad = gradient({Op::batchnorm_backward}, "y", {"x", "gamma", "beta"},
                       launch_batchnorm_backward);
   }
   return c;
 }
 
-OpCase batchnorm_infer(int N, int C, int HW, bool perf) {
+OpCase batchnorm_infer(int N, int C, int HW, bool perf, Activation act = Activation::None) {
   OpParams p;
-  p.N = N; p.C = C; p.HW = HW; p.eps = 1e-3f;
+  p.N = N; p.C = C; p.HW = HW; p.eps = 1e-3f; p.act = act;
   const double n = double(N) * C * HW;
   OpCase c = make_case(Op::batchnorm_forward_infer, describe_bn(p) + " eps1e-3", p, kElementwise,
                        4 * n, 4.0 * (2 * n + 4 * C), perf);
@@ -564,7 +569,7 @@ OpCase batchnorm_infer(int N, int C, int HW, bool perf) {
     return v;
   };
   c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
-    be.batchnorm_forward_infer(p.N, p.C, p.HW, p.eps, t.f("x"), t.f("gamma"), t.f("beta"),
+    be.batchnorm_forward_infer(p.N, p.C, p.HW, p.act, p.eps, t.f("x"), t.f("gamma"), t.f("beta"),
                                t.f("running_mean"), t.f("running_var"), t.f("y"));
   };
   return c;
@@ -572,9 +577,10 @@ OpCase batchnorm_infer(int N, int C, int HW, bool perf) {
 
 // save_mean and save_inv_std as a training forward leaves them for this x: the backward's
 // sums of dy * xhat then behave as they do in training (xhat centred, unit spread).
-OpCase batchnorm_backward_case(int N, int C, int HW, bool want_dx, bool perf) {
+OpCase batchnorm_backward_case(int N, int C, int HW, bool want_dx, bool perf,
+                               Activation act = Activation::None) {
   OpParams p;
-  p.N = N; p.C = C; p.HW = HW; p.want_dx = want_dx;
+  p.N = N; p.C = C; p.HW = HW; p.want_dx = want_dx; p.act = act;
   const double n = double(N) * C * HW;
   OpCase c = make_case(Op::batchnorm_backward, describe_bn(p) + (want_dx ? "" : " no dx"), p,
                        kSum, 10 * n, 4.0 * ((want_dx ? 3 : 2) * n + 5 * C), perf);
@@ -594,7 +600,8 @@ OpCase batchnorm_backward_case(int N, int C, int HW, bool want_dx, bool perf) {
       mean[size_t(c)] = float(m);
       inv_std[size_t(c)] = float(1.0 / std::sqrt(std::max(0.0, s2 / M - m * m) + 1e-5));
     }
-    std::vector<TensorSpec> v = {in("x", x), in("dy", uniform(r, n)),
+    // y: an activation's outputs (where its derivative is read), unread for None.
+    std::vector<TensorSpec> v = {in("x", x), in("y", activated(r, p.act, n)), in("dy", uniform(r, n)),
                                  in("gamma", uniform(r, size_t(p.C), 0.5f, 1.5f)),
                                  in("save_mean", mean), in("save_inv_std", inv_std)};
     if (p.want_dx) v.push_back(out("dx", n));
@@ -620,7 +627,21 @@ void add_batchnorm(std::vector<OpCase>& t, int B) {
   }
   t.push_back(batchnorm_backward_case(3, 7, 13, false, false));
   t.push_back(unaligned(batchnorm_train(3, 7, 13, false), {"gamma", "beta", "running_mean"}));
-  t.push_back(unaligned(batchnorm_backward_case(3, 7, 13, true, false), {"gamma", "dgamma", "dbeta"}));
+  t.push_back(
+      unaligned(batchnorm_backward_case(3, 7, 13, true, false), {"gamma", "dgamma", "dbeta"}));
+  // Every fused activation: a conv output's shape, dense rows, and a small one for the gradient.
+  for (Activation act : all_activations()) {
+    if (act == Activation::None) continue;
+    for (const Shape& s :
+         {Shape{3, 16, 100, false}, Shape{64, 120, 1, false}, Shape{2, 3, 5, false}}) {
+      t.push_back(batchnorm_train(s.N, s.C, s.HW, s.perf, act));
+      t.push_back(batchnorm_infer(s.N, s.C, s.HW, s.perf, act));
+      t.push_back(batchnorm_backward_case(s.N, s.C, s.HW, true, s.perf, act));
+    }
+    t.push_back(batchnorm_backward_case(3, 7, 13, false, false, act));
+  }
+  t.push_back(batchnorm_train(B, 6, 784, true, Activation::ReLU));  // the H200's measured case
+  t.push_back(batchnorm_backward_case(B, 6, 784, true, true, Activation::ReLU));
 }
 
 // The tensors of an element-wise op: x read and y written, or (in place) x read and overwritten.

@@ -64,7 +64,7 @@ TEST_CASE("batchnorm ops on serial: PyTorch's numbers for a small batch, by hand
        rmean = to_device(be, std::vector<float>{0.f, 1.f}),
        rvar = to_device(be, std::vector<float>{1.f, 2.f});
   DeviceArray<float> y(be, 8), mean(be, 2), inv_std(be, 2);
-  be.batchnorm_forward_train(2, 2, 2, 1e-5f, 0.1f, xd.get(), gamma.get(), beta.get(), y.get(),
+  be.batchnorm_forward_train(2, 2, 2, Activation::None, 1e-5f, 0.1f, xd.get(), gamma.get(), beta.get(), y.get(),
                              mean.get(), inv_std.get(), rmean.get(), rvar.get());
   const double s = 1.0 / std::sqrt(1.25 + 1e-5);  // biased variance of {1,2,3,4}: 1.25
   const std::vector<float> yv = y.download();
@@ -78,7 +78,7 @@ TEST_CASE("batchnorm ops on serial: PyTorch's numbers for a small batch, by hand
   CHECK(rvar.download()[0] == doctest::Approx(0.9 + 0.1 * 1.25 * 4 / 3).epsilon(1e-6));
   CHECK(rvar.download()[1] == doctest::Approx(1.8).epsilon(1e-6));
   // Inference with those running statistics.
-  be.batchnorm_forward_infer(2, 2, 2, 1e-5f, xd.get(), gamma.get(), beta.get(), rmean.get(),
+  be.batchnorm_forward_infer(2, 2, 2, Activation::None, 1e-5f, xd.get(), gamma.get(), beta.get(), rmean.get(),
                              rvar.get(), y.get());
   const double rv = 0.9 + 0.1 * 1.25 * 4 / 3;
   CHECK(y.download()[0] == doctest::Approx(2 * (1 - 0.25) / std::sqrt(rv + 1e-5) + 0.5).epsilon(1e-6));
@@ -86,8 +86,8 @@ TEST_CASE("batchnorm ops on serial: PyTorch's numbers for a small batch, by hand
   // of every input is normalised away).
   auto dy = to_device(be, std::vector<float>(8, 1.f));
   DeviceArray<float> dx(be, 8), dgamma(be, 2), dbeta(be, 2);
-  be.batchnorm_backward(2, 2, 2, xd.get(), dy.get(), gamma.get(), mean.get(), inv_std.get(),
-                        dx.get(), dgamma.get(), dbeta.get());
+  be.batchnorm_backward(2, 2, 2, Activation::None, xd.get(), nullptr, dy.get(), gamma.get(),
+                        mean.get(), inv_std.get(), dx.get(), dgamma.get(), dbeta.get());
   CHECK(dbeta.download() == std::vector<float>{4.f, 4.f});
   CHECK(std::fabs(dgamma.download()[0]) < 1e-6f);
   for (float v : dx.download()) CHECK(std::fabs(v) < 1e-5f);
@@ -106,10 +106,10 @@ TEST_CASE("batchnorm spec: defaults, keys, JSON round trip, geometry") {
   CHECK(g.layers[1].state == std::vector<std::vector<int64_t>>{{4}, {4}});
   CHECK(g.layers[5].state == std::vector<std::vector<int64_t>>{{16}, {16}});
   CHECK(g.state_count == 40);
-  // gamma 1 and beta 0; running mean 0 and variance 1.
+  // gamma 1 and beta 0; running mean 0 and variance 1. Built fused: the relu after it folded in.
   const auto layers = build_layers(fuse(s));
   REQUIRE(layers[1]->param_count() == 8);
-  CHECK(layers[1]->describe() == "batchnorm x4 eps 0.001");
+  CHECK(layers[1]->describe() == "batchnorm x4 eps 0.001 +relu");
   const std::vector<float> state = initial_state(s);
   REQUIRE(state.size() == 40);
   CHECK(state[0] == 0.f);
@@ -136,6 +136,50 @@ TEST_CASE("batchnorm spec: bad keys and values are refused with the layer and th
   PCNN_CHECK_REFUSED([] { bn_spec(R"(, "epsilon": 0.1)"); },
                      "layer 1 (batchnorm): unknown key \"epsilon\" (type, eps, momentum)");
   PCNN_CHECK_REFUSED([] { bn_spec(R"(, "act": "relu")"); }, "layer 1 (batchnorm): unknown key \"act\"");
+}
+
+TEST_CASE("the builder fuses batchnorm + activation; the fused model computes the unfused one") {
+  const ModelSpec spec = bn_spec();
+  const ModelSpec fused = fuse(spec);
+  // conv, batchnorm +relu, maxpool, dense, batchnorm +relu, dense.
+  REQUIRE(fused.layers.size() == 6);
+  CHECK(fused.layers[1].type == "batchnorm");
+  CHECK(fused.layers[1].act == "relu");
+  CHECK(fused.layers[4].act == "relu");
+  CHECK(to_json(spec) == to_json(bn_spec()));  // the file's form is untouched: two layers each
+  Backend& be = reference();
+  Model a(be, spec, 6, 5, true), b(be, spec, 6, 5, false);
+  CHECK(a.layer(1).describe() == "batchnorm x4 +relu");
+  CHECK(b.layer(1).describe() == "batchnorm x4");
+  CHECK(a.get_params() == b.get_params());  // the same initialisation (relu's after the norm)
+  auto xd = to_device(be, random_vector(size_t(6) * 144, 31, -1.f, 2.f));
+  PassContext train;
+  train.training = true;
+  std::vector<float> got[2][4];
+  Model* models[2] = {&a, &b};
+  for (int k = 0; k < 2; ++k) {
+    Model& m = *models[k];
+    m.forward(6, xd.get(), train);
+    const size_t nl = size_t(6) * m.classes();
+    auto dl = to_device(be, random_vector(nl, 32));
+    be.copy(m.dlogits(), dl.get(), nl * sizeof(float));
+    DeviceArray<float> logits(be, nl);
+    be.copy(logits.get(), m.logits(), nl * sizeof(float));
+    got[k][0] = logits.download();
+    m.backward(6);
+    DeviceArray<float> g(be, m.param_count());
+    be.copy(g.get(), m.grads(), m.param_count() * sizeof(float));
+    got[k][1] = g.download();
+    got[k][2] = m.get_state();
+    m.forward(6, xd.get());  // inference: the running statistics
+    be.copy(logits.get(), m.logits(), nl * sizeof(float));
+    got[k][3] = logits.download();
+  }
+  // Serial computes the same float operations in the same order either way: equal to rounding.
+  check_close("fused vs unfused training logits", got[0][0], got[1][0], 1e-6);
+  check_close("fused vs unfused gradients", got[0][1], got[1][1], 1e-6);
+  check_close("fused vs unfused running statistics", got[0][2], got[1][2], 1e-6);
+  check_close("fused vs unfused inference logits", got[0][3], got[1][3], 1e-6);
 }
 
 TEST_CASE("batchnorm model files keep the running statistics: evaluation after loading is the same") {

@@ -5,6 +5,8 @@
 // (one block per channel left 130 of 132 SMs idle on a 16-channel layer: 2 ms at batch 1024, now
 // notes/tuning-cuda.md), and the sums do not depend on which block finished first: the same
 // result every run. The element-wise passes (normalise, input gradient) are kernels of their own.
+// A fused activation is a template argument (dispatch_activation once per launch): the normalise
+// kernel applies it, the gradient kernels take dy through its derivative (from the output y).
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -12,6 +14,7 @@
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_check.hpp"
+#include "core/activation_math.hpp"
 #include "core/batchnorm_math.hpp"
 
 namespace pcnn {
@@ -124,16 +127,24 @@ __global__ void batchnorm_stats_kernel(int N, int C, int HW, float eps, float mo
                        momentum, save_mean, save_inv_std, running_mean, running_var);
 }
 
-// x, dy (N,C,HW) -> dbeta = sum dy, dgamma = sum dy * xhat per channel.
-__global__ void batchnorm_grad_sums_kernel(int N, int C, int HW, const float* x, const float* dy,
-                                           const float* save_mean, const float* save_inv_std,
-                                           double2* partial, unsigned* counters, float* dgamma,
-                                           float* dbeta) {
+// dy at element i through activation A's derivative from the output (y unread for None).
+template <Activation A>
+__device__ inline float act_grad(const float* dy, const float* y, size_t i) {
+  if constexpr (A == Activation::None) return dy[i];
+  else return dy[i] * activation_derivative<A>(y[i]);
+}
+
+// x, y, dy (N,C,HW) -> dbeta = sum g, dgamma = sum g * xhat per channel, g = dy through A.
+template <Activation A>
+__global__ void batchnorm_grad_sums_kernel(int N, int C, int HW, const float* x, const float* y,
+                                           const float* dy, const float* save_mean,
+                                           const float* save_inv_std, double2* partial,
+                                           unsigned* counters, float* dgamma, float* dbeta) {
   const int c = blockIdx.y;
   const float mean = save_mean[c], inv_std = save_inv_std[c];
   double2 t;
   const auto term = [&](size_t at) {
-    const float g = dy[at];
+    const float g = act_grad<A>(dy, y, at);
     return make_double2(g, double(g) * ((x[at] - mean) * inv_std));
   };
   if (!channel_sums(N, C, HW, term, partial, counters, &t)) return;
@@ -141,8 +152,9 @@ __global__ void batchnorm_grad_sums_kernel(int N, int C, int HW, const float* x,
   dgamma[c] = float(t.y);
 }
 
-// y = normalize(x) with per-channel statistics (batch ones in training, running ones in
+// y = A(normalize(x)) with per-channel statistics (batch ones in training, running ones in
 // inference: inv_std given, or computed from var when inv_std is nullptr).
+template <Activation A>
 __global__ void batchnorm_apply_kernel(unsigned total, int C, int HW, float eps, const float* x,
                                        const float* gamma, const float* beta, const float* mean,
                                        const float* inv_std, const float* var, float* y) {
@@ -150,21 +162,23 @@ __global__ void batchnorm_apply_kernel(unsigned total, int C, int HW, float eps,
        i += gridDim.x * blockDim.x) {
     const int c = int((i / unsigned(HW)) % unsigned(C));
     const float s = inv_std ? inv_std[c] : batchnorm_inv_std(var[c], eps);
-    y[i] = batchnorm_normalize(x[i], mean[c], s, gamma[c], beta[c]);
+    y[i] = activate<A>(batchnorm_normalize(x[i], mean[c], s, gamma[c], beta[c]));
   }
 }
 
-// dx from dy, x and the channel sums (dbeta = sum dy, dgamma = sum dy * xhat).
+// dx from dy (through A, from y), x and the channel sums (dbeta = sum g, dgamma = sum g * xhat).
+template <Activation A>
 __global__ void batchnorm_input_grad_kernel(unsigned total, int C, int HW, float M,
-                                            const float* x, const float* dy, const float* gamma,
+                                            const float* x, const float* y, const float* dy,
+                                            const float* gamma,
                                             const float* save_mean, const float* save_inv_std,
                                             const float* dgamma, const float* dbeta, float* dx) {
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < total;
        i += gridDim.x * blockDim.x) {
     const int c = int((i / unsigned(HW)) % unsigned(C));
     const float inv_std = save_inv_std[c];
-    dx[i] = batchnorm_input_grad(dy[i], (x[i] - save_mean[c]) * inv_std, dbeta[c] / M,
-                                 dgamma[c] / M, gamma[c], inv_std);
+    dx[i] = batchnorm_input_grad(act_grad<A>(dy, y, i), (x[i] - save_mean[c]) * inv_std,
+                                 dbeta[c] / M, dgamma[c] / M, gamma[c], inv_std);
   }
 }
 
@@ -204,10 +218,11 @@ BatchnormLaunch batchnorm_launch(cuda::CudaContext& ctx, int N, int C, int HW, b
 
 }  // namespace
 
-void CudaBackend::batchnorm_forward_train(int N, int C, int HW, float eps, float momentum,
-                                          const float* x, const float* gamma, const float* beta,
-                                          float* y, float* save_mean, float* save_inv_std,
-                                          float* running_mean, float* running_var) {
+void CudaBackend::batchnorm_forward_train(int N, int C, int HW, Activation act, float eps,
+                                          float momentum, const float* x, const float* gamma,
+                                          const float* beta, float* y, float* save_mean,
+                                          float* save_inv_std, float* running_mean,
+                                          float* running_var) {
   ctx_.bind();
   if (size_t(N) * C * HW == 0) return;
   const BatchnormLaunch l = batchnorm_launch(ctx_, N, C, HW, true);
@@ -215,38 +230,48 @@ void CudaBackend::batchnorm_forward_train(int N, int C, int HW, float eps, float
       N, C, HW, eps, momentum, x, l.partial, l.counters, save_mean, save_inv_std, running_mean,
       running_var);
   PCNN_CUDA_CHECK_LAUNCH("batchnorm_stats_kernel");
-  cuda::batchnorm_apply_kernel<<<l.elementwise_blocks, cuda::kThreads, 0, ctx_.stream()>>>(
-      l.total, C, HW, eps, x, gamma, beta, save_mean, save_inv_std, nullptr, y);
-  PCNN_CUDA_CHECK_LAUNCH("batchnorm_apply_kernel");
+  dispatch_activation(act, [&](auto tag) {
+    cuda::batchnorm_apply_kernel<decltype(tag)::value>
+        <<<l.elementwise_blocks, cuda::kThreads, 0, ctx_.stream()>>>(
+            l.total, C, HW, eps, x, gamma, beta, save_mean, save_inv_std, nullptr, y);
+    PCNN_CUDA_CHECK_LAUNCH("batchnorm_apply_kernel");
+  });
 }
 
-void CudaBackend::batchnorm_forward_infer(int N, int C, int HW, float eps, const float* x,
-                                          const float* gamma, const float* beta,
+void CudaBackend::batchnorm_forward_infer(int N, int C, int HW, Activation act, float eps,
+                                          const float* x, const float* gamma, const float* beta,
                                           const float* running_mean, const float* running_var,
                                           float* y) {
   ctx_.bind();
   if (size_t(N) * C * HW == 0) return;
   const BatchnormLaunch l = batchnorm_launch(ctx_, N, C, HW, false);
-  cuda::batchnorm_apply_kernel<<<l.elementwise_blocks, cuda::kThreads, 0, ctx_.stream()>>>(
-      l.total, C, HW, eps, x, gamma, beta, running_mean, nullptr, running_var, y);
-  PCNN_CUDA_CHECK_LAUNCH("batchnorm_apply_kernel");
+  dispatch_activation(act, [&](auto tag) {
+    cuda::batchnorm_apply_kernel<decltype(tag)::value>
+        <<<l.elementwise_blocks, cuda::kThreads, 0, ctx_.stream()>>>(
+            l.total, C, HW, eps, x, gamma, beta, running_mean, nullptr, running_var, y);
+    PCNN_CUDA_CHECK_LAUNCH("batchnorm_apply_kernel");
+  });
 }
 
-void CudaBackend::batchnorm_backward(int N, int C, int HW, const float* x, const float* dy,
-                                     const float* gamma, const float* save_mean,
-                                     const float* save_inv_std, float* dx, float* dgamma,
-                                     float* dbeta) {
+void CudaBackend::batchnorm_backward(int N, int C, int HW, Activation act, const float* x,
+                                     const float* y, const float* dy, const float* gamma,
+                                     const float* save_mean, const float* save_inv_std, float* dx,
+                                     float* dgamma, float* dbeta) {
   ctx_.bind();
   if (size_t(N) * C * HW == 0) return;
   const BatchnormLaunch l = batchnorm_launch(ctx_, N, C, HW, true);
-  cuda::batchnorm_grad_sums_kernel<<<l.sums, cuda::kThreads, 0, ctx_.stream()>>>(
-      N, C, HW, x, dy, save_mean, save_inv_std, l.partial, l.counters, dgamma, dbeta);
-  PCNN_CUDA_CHECK_LAUNCH("batchnorm_grad_sums_kernel");
-  if (dx == nullptr) return;
-  cuda::batchnorm_input_grad_kernel<<<l.elementwise_blocks, cuda::kThreads, 0, ctx_.stream()>>>(
-      l.total, C, HW, float(static_cast<long long>(N) * HW), x, dy, gamma, save_mean,
-      save_inv_std, dgamma, dbeta, dx);
-  PCNN_CUDA_CHECK_LAUNCH("batchnorm_input_grad_kernel");
+  dispatch_activation(act, [&](auto tag) {
+    constexpr Activation A = decltype(tag)::value;
+    cuda::batchnorm_grad_sums_kernel<A><<<l.sums, cuda::kThreads, 0, ctx_.stream()>>>(
+        N, C, HW, x, y, dy, save_mean, save_inv_std, l.partial, l.counters, dgamma, dbeta);
+    PCNN_CUDA_CHECK_LAUNCH("batchnorm_grad_sums_kernel");
+    if (dx == nullptr) return;
+    cuda::batchnorm_input_grad_kernel<A>
+        <<<l.elementwise_blocks, cuda::kThreads, 0, ctx_.stream()>>>(
+            l.total, C, HW, float(static_cast<long long>(N) * HW), x, y, dy, gamma, save_mean,
+            save_inv_std, dgamma, dbeta, dx);
+    PCNN_CUDA_CHECK_LAUNCH("batchnorm_input_grad_kernel");
+  });
 }
 
 }  // namespace pcnn

@@ -17,10 +17,11 @@ KOKKOS_INLINE_FUNCTION size_t channel_at(int j, int c, int C, int HW) {
 }  // namespace
 
 // x (N,C,HW) -> y (N,C,HW), save_mean, save_inv_std (C); running_mean, running_var updated
-void KokkosBackend::batchnorm_forward_train(int N, int C, int HW, float eps, float momentum,
-                                            const float* x, const float* gamma, const float* beta,
-                                            float* y, float* save_mean, float* save_inv_std,
-                                            float* running_mean, float* running_var) {
+void KokkosBackend::batchnorm_forward_train(int N, int C, int HW, Activation act, float eps,
+                                            float momentum, const float* x, const float* gamma,
+                                            const float* beta, float* y, float* save_mean,
+                                            float* save_inv_std, float* running_mean,
+                                            float* running_var) {
   PCNN_KK_REGION(batchnorm_forward_train);
   const int M = N * HW;
   Kokkos::parallel_for("pcnn::batchnorm_forward_train", TeamPolicy(C, row_team_size()),
@@ -41,7 +42,7 @@ void KokkosBackend::batchnorm_forward_train(int N, int C, int HW, float eps, flo
     const float g = gamma[c], b = beta[c];
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, M), [&](int j) {
       const size_t at = channel_at(j, c, C, HW);
-      y[at] = batchnorm_normalize(x[at], mean, inv_std, g, b);
+      y[at] = activate(act, batchnorm_normalize(x[at], mean, inv_std, g, b));
     });
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
       batchnorm_keep_stats(c, mean, var, inv_std, M, momentum, save_mean, save_inv_std,
@@ -51,24 +52,25 @@ void KokkosBackend::batchnorm_forward_train(int N, int C, int HW, float eps, flo
 }
 
 // x (N,C,HW) -> y (N,C,HW) with the running statistics
-void KokkosBackend::batchnorm_forward_infer(int N, int C, int HW, float eps, const float* x,
-                                            const float* gamma, const float* beta,
+void KokkosBackend::batchnorm_forward_infer(int N, int C, int HW, Activation act, float eps,
+                                            const float* x, const float* gamma, const float* beta,
                                             const float* running_mean, const float* running_var,
                                             float* y) {
   PCNN_KK_REGION(batchnorm_forward_infer);
   Kokkos::parallel_for("pcnn::batchnorm_forward_infer", range(size_t(N) * C * HW),
                        KOKKOS_LAMBDA(size_t i) {
     const int c = int((i / size_t(HW)) % size_t(C));
-    y[i] = batchnorm_normalize(x[i], running_mean[c], batchnorm_inv_std(running_var[c], eps),
-                               gamma[c], beta[c]);
+    y[i] = activate(act, batchnorm_normalize(x[i], running_mean[c],
+                                             batchnorm_inv_std(running_var[c], eps), gamma[c],
+                                             beta[c]));
   });
 }
 
-// x, dy (N,C,HW) -> dgamma, dbeta (C); dx (N,C,HW) unless nullptr
-void KokkosBackend::batchnorm_backward(int N, int C, int HW, const float* x, const float* dy,
-                                       const float* gamma, const float* save_mean,
-                                       const float* save_inv_std, float* dx, float* dgamma,
-                                       float* dbeta) {
+// x, y, dy (N,C,HW) -> dgamma, dbeta (C); dx (N,C,HW) unless nullptr. g: dy through act.
+void KokkosBackend::batchnorm_backward(int N, int C, int HW, Activation act, const float* x,
+                                       const float* y, const float* dy, const float* gamma,
+                                       const float* save_mean, const float* save_inv_std, float* dx,
+                                       float* dgamma, float* dbeta) {
   PCNN_KK_REGION(batchnorm_backward);
   const int M = N * HW;
   Kokkos::parallel_for("pcnn::batchnorm_backward", TeamPolicy(C, row_team_size()),
@@ -77,11 +79,11 @@ void KokkosBackend::batchnorm_backward(int N, int C, int HW, const float* x, con
     const float mean = save_mean[c], inv_std = save_inv_std[c];
     double sum_dy = 0, sum_dy_xhat = 0;
     Kokkos::parallel_reduce(Kokkos::TeamThreadRange(team, M), [&](int j, double& acc) {
-      acc += dy[channel_at(j, c, C, HW)];
+      acc += batchnorm_act_grad(act, dy, y, channel_at(j, c, C, HW));
     }, sum_dy);
     Kokkos::parallel_reduce(Kokkos::TeamThreadRange(team, M), [&](int j, double& acc) {
       const size_t at = channel_at(j, c, C, HW);
-      acc += double(dy[at]) * ((x[at] - mean) * inv_std);
+      acc += double(batchnorm_act_grad(act, dy, y, at)) * ((x[at] - mean) * inv_std);
     }, sum_dy_xhat);
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
       dgamma[c] = float(sum_dy_xhat);
@@ -92,8 +94,8 @@ void KokkosBackend::batchnorm_backward(int N, int C, int HW, const float* x, con
     const float g = gamma[c];
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, M), [&](int j) {
       const size_t at = channel_at(j, c, C, HW);
-      dx[at] = batchnorm_input_grad(dy[at], (x[at] - mean) * inv_std, mean_dy, mean_dy_xhat, g,
-                                    inv_std);
+      dx[at] = batchnorm_input_grad(batchnorm_act_grad(act, dy, y, at), (x[at] - mean) * inv_std,
+                                    mean_dy, mean_dy_xhat, g, inv_std);
     });
   });
 }

@@ -33,10 +33,11 @@ void for_channels(int threads, int N, int C, int HW, F&& body) {
 }  // namespace
 
 // x (N,C,HW) -> y (N,C,HW), save_mean, save_inv_std (C); running_mean, running_var updated
-void OpenMPBackend::batchnorm_forward_train(int N, int C, int HW, float eps, float momentum,
-                                            const float* x, const float* gamma, const float* beta,
-                                            float* y, float* save_mean, float* save_inv_std,
-                                            float* running_mean, float* running_var) {
+void OpenMPBackend::batchnorm_forward_train(int N, int C, int HW, Activation act, float eps,
+                                            float momentum, const float* x, const float* gamma,
+                                            const float* beta, float* y, float* save_mean,
+                                            float* save_inv_std, float* running_mean,
+                                            float* running_var) {
   const long long M = (long long)N * HW;
   for_channels(threads_, N, C, HW, [&](int c) {
     const float mean = float(channel_sum(N, C, HW, c, [&](size_t at) {
@@ -55,7 +56,8 @@ void OpenMPBackend::batchnorm_forward_train(int N, int C, int HW, float eps, flo
     const float g = gamma[c], b = beta[c];
     for (int n = 0; n < N; ++n) {
       const size_t at = (size_t(n) * C + c) * HW;
-      for (int i = 0; i < HW; ++i) y[at + i] = batchnorm_normalize(x[at + i], mean, inv_std, g, b);
+      for (int i = 0; i < HW; ++i)
+        y[at + i] = activate(act, batchnorm_normalize(x[at + i], mean, inv_std, g, b));
     }
     batchnorm_keep_stats(c, mean, var, inv_std, M, momentum, save_mean, save_inv_std, running_mean,
                          running_var);
@@ -63,8 +65,8 @@ void OpenMPBackend::batchnorm_forward_train(int N, int C, int HW, float eps, flo
 }
 
 // x (N,C,HW) -> y (N,C,HW) with the running statistics: element-wise, rows split over the team
-void OpenMPBackend::batchnorm_forward_infer(int N, int C, int HW, float eps, const float* x,
-                                            const float* gamma, const float* beta,
+void OpenMPBackend::batchnorm_forward_infer(int N, int C, int HW, Activation act, float eps,
+                                            const float* x, const float* gamma, const float* beta,
                                             const float* running_mean, const float* running_var,
                                             float* y) {
   const int team = omp::team_for(size_t(N) * C * HW, threads_);
@@ -74,24 +76,30 @@ void OpenMPBackend::batchnorm_forward_infer(int N, int C, int HW, float eps, con
     const float inv_std = batchnorm_inv_std(running_var[c], eps);
     const size_t at = size_t(nc) * HW;
     for (int i = 0; i < HW; ++i)
-      y[at + i] = batchnorm_normalize(x[at + i], running_mean[c], inv_std, gamma[c], beta[c]);
+      y[at + i] = activate(
+          act, batchnorm_normalize(x[at + i], running_mean[c], inv_std, gamma[c], beta[c]));
   }
 }
 
-// x, dy (N,C,HW) -> dgamma, dbeta (C); dx (N,C,HW) unless nullptr
-void OpenMPBackend::batchnorm_backward(int N, int C, int HW, const float* x, const float* dy,
-                                       const float* gamma, const float* save_mean,
-                                       const float* save_inv_std, float* dx, float* dgamma,
-                                       float* dbeta) {
+// x, y, dy (N,C,HW) -> dgamma, dbeta (C); dx (N,C,HW) unless nullptr. With an activation the
+// gradient through it is formed in each pass (the plain dy keeps the vectorised sum).
+void OpenMPBackend::batchnorm_backward(int N, int C, int HW, Activation act, const float* x,
+                                       const float* y, const float* dy, const float* gamma,
+                                       const float* save_mean, const float* save_inv_std, float* dx,
+                                       float* dgamma, float* dbeta) {
   const long long M = (long long)N * HW;
   for_channels(threads_, N, C, HW, [&](int c) {
     const float mean = save_mean[c], inv_std = save_inv_std[c];
     const double sum_dy = channel_sum(N, C, HW, c, [&](size_t at) {
-      return double(omp::sum_span(dy + at, size_t(HW)));
+      if (act == Activation::None) return double(omp::sum_span(dy + at, size_t(HW)));
+      float s = 0.f;
+      for (int i = 0; i < HW; ++i) s += batchnorm_act_grad(act, dy, y, at + i);
+      return double(s);
     });
     const double sum_dy_xhat = channel_sum(N, C, HW, c, [&](size_t at) {
       float s = 0.f;
-      for (int i = 0; i < HW; ++i) s += dy[at + i] * ((x[at + i] - mean) * inv_std);
+      for (int i = 0; i < HW; ++i)
+        s += batchnorm_act_grad(act, dy, y, at + i) * ((x[at + i] - mean) * inv_std);
       return double(s);
     });
     dgamma[c] = float(sum_dy_xhat);
@@ -102,8 +110,9 @@ void OpenMPBackend::batchnorm_backward(int N, int C, int HW, const float* x, con
     for (int n = 0; n < N; ++n) {
       const size_t at = (size_t(n) * C + c) * HW;
       for (int i = 0; i < HW; ++i)
-        dx[at + i] = batchnorm_input_grad(dy[at + i], (x[at + i] - mean) * inv_std, mean_dy,
-                                          mean_dy_xhat, g, inv_std);
+        dx[at + i] = batchnorm_input_grad(batchnorm_act_grad(act, dy, y, at + i),
+                                          (x[at + i] - mean) * inv_std, mean_dy, mean_dy_xhat, g,
+                                          inv_std);
     }
   });
 }

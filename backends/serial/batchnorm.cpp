@@ -20,10 +20,11 @@ void for_channel(int N, int C, int HW, int c, F&& f) {
 }  // namespace
 
 // x (N,C,HW) -> y (N,C,HW), save_mean, save_inv_std (C); running_mean, running_var updated
-void SerialBackend::batchnorm_forward_train(int N, int C, int HW, float eps, float momentum,
-                                            const float* x, const float* gamma, const float* beta,
-                                            float* y, float* save_mean, float* save_inv_std,
-                                            float* running_mean, float* running_var) {
+void SerialBackend::batchnorm_forward_train(int N, int C, int HW, Activation act, float eps,
+                                            float momentum, const float* x, const float* gamma,
+                                            const float* beta, float* y, float* save_mean,
+                                            float* save_inv_std, float* running_mean,
+                                            float* running_var) {
   const long long M = (long long)N * HW;
   for (int c = 0; c < C; ++c) {
     double sum = 0;
@@ -37,7 +38,7 @@ void SerialBackend::batchnorm_forward_train(int N, int C, int HW, float eps, flo
     const float var = float(squares / double(M));
     const float inv_std = batchnorm_inv_std(var, eps);
     for_channel(N, C, HW, c, [&](size_t i) {
-      y[i] = batchnorm_normalize(x[i], mean, inv_std, gamma[c], beta[c]);
+      y[i] = activate(act, batchnorm_normalize(x[i], mean, inv_std, gamma[c], beta[c]));
     });
     batchnorm_keep_stats(c, mean, var, inv_std, M, momentum, save_mean, save_inv_std, running_mean,
                          running_var);
@@ -45,38 +46,39 @@ void SerialBackend::batchnorm_forward_train(int N, int C, int HW, float eps, flo
 }
 
 // x (N,C,HW) -> y (N,C,HW) with the running statistics
-void SerialBackend::batchnorm_forward_infer(int N, int C, int HW, float eps, const float* x,
-                                            const float* gamma, const float* beta,
+void SerialBackend::batchnorm_forward_infer(int N, int C, int HW, Activation act, float eps,
+                                            const float* x, const float* gamma, const float* beta,
                                             const float* running_mean, const float* running_var,
                                             float* y) {
   for (int c = 0; c < C; ++c) {
     const float inv_std = batchnorm_inv_std(running_var[c], eps);
     for_channel(N, C, HW, c, [&](size_t i) {
-      y[i] = batchnorm_normalize(x[i], running_mean[c], inv_std, gamma[c], beta[c]);
+      y[i] = activate(act, batchnorm_normalize(x[i], running_mean[c], inv_std, gamma[c], beta[c]));
     });
   }
 }
 
-// x, dy (N,C,HW) -> dgamma, dbeta (C); dx (N,C,HW) unless nullptr
-void SerialBackend::batchnorm_backward(int N, int C, int HW, const float* x, const float* dy,
-                                       const float* gamma, const float* save_mean,
-                                       const float* save_inv_std, float* dx, float* dgamma,
-                                       float* dbeta) {
+// x, y, dy (N,C,HW) -> dgamma, dbeta (C); dx (N,C,HW) unless nullptr. g: dy through act.
+void SerialBackend::batchnorm_backward(int N, int C, int HW, Activation act, const float* x,
+                                       const float* y, const float* dy, const float* gamma,
+                                       const float* save_mean, const float* save_inv_std, float* dx,
+                                       float* dgamma, float* dbeta) {
   const long long M = (long long)N * HW;
   for (int c = 0; c < C; ++c) {
     const float mean = save_mean[c], inv_std = save_inv_std[c];
     double sum_dy = 0, sum_dy_xhat = 0;
     for_channel(N, C, HW, c, [&](size_t i) {
-      sum_dy += dy[i];
-      sum_dy_xhat += double(dy[i]) * ((x[i] - mean) * inv_std);
+      const float g = batchnorm_act_grad(act, dy, y, i);
+      sum_dy += g;
+      sum_dy_xhat += double(g) * ((x[i] - mean) * inv_std);
     });
     dgamma[c] = float(sum_dy_xhat);
     dbeta[c] = float(sum_dy);
     if (!dx) continue;
     const float mean_dy = float(sum_dy / double(M)), mean_dy_xhat = float(sum_dy_xhat / double(M));
     for_channel(N, C, HW, c, [&](size_t i) {
-      dx[i] = batchnorm_input_grad(dy[i], (x[i] - mean) * inv_std, mean_dy, mean_dy_xhat,
-                                   gamma[c], inv_std);
+      dx[i] = batchnorm_input_grad(batchnorm_act_grad(act, dy, y, i), (x[i] - mean) * inv_std,
+                                   mean_dy, mean_dy_xhat, gamma[c], inv_std);
     });
   }
 }

@@ -153,7 +153,7 @@ Plan map_batchnorm(const Node& n, const Inputs& in, int64_t) {
            m = in[3]->floats, v = in[4]->floats](Backend& be) {
     DeviceArray<float> dx(be, xv), dg(be, g), db(be, b), dm(be, m), dv(be, v);
     DeviceArray<float> y = poisoned(be, xv.size());
-    be.batchnorm_forward_infer(N, C, HW, eps, dx.get(), dg.get(), db.get(), dm.get(), dv.get(),
+    be.batchnorm_forward_infer(N, C, HW, Activation::None, eps, dx.get(), dg.get(), db.get(), dm.get(), dv.get(),
                                y.get());
     return y.download();
   };
