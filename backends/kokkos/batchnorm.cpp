@@ -23,7 +23,7 @@ void KokkosBackend::batchnorm_forward_train(int N, int C, int HW, float eps, flo
                                             float* running_mean, float* running_var) {
   PCNN_KK_REGION(batchnorm_forward_train);
   const int M = N * HW;
-  Kokkos::parallel_for("pcnn::batchnorm_forward_train", TeamPolicy(C, row_team_size()),
+  Kokkos::parallel_for("pcnn::batchnorm_forward_train", team_policy(C, row_team_size()),
                        KOKKOS_LAMBDA(const Member& team) {
     const int c = team.league_rank();
     double sum = 0;
@@ -71,7 +71,7 @@ void KokkosBackend::batchnorm_backward(int N, int C, int HW, const float* x, con
                                        float* dbeta) {
   PCNN_KK_REGION(batchnorm_backward);
   const int M = N * HW;
-  Kokkos::parallel_for("pcnn::batchnorm_backward", TeamPolicy(C, row_team_size()),
+  Kokkos::parallel_for("pcnn::batchnorm_backward", team_policy(C, row_team_size()),
                        KOKKOS_LAMBDA(const Member& team) {
     const int c = team.league_rank();
     const float mean = save_mean[c], inv_std = save_inv_std[c];
