@@ -81,6 +81,8 @@ void KokkosBackend::release_graph() noexcept {
   cudaStreamSynchronize(stream());  // its replays finish before it goes
   cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(graph_));
   graph_ = nullptr;
+  for (void* p : retired_) deallocate(p);
+  retired_.clear();
 }
 
 #else  // host spaces: kernels run as they are called, there is nothing to capture

@@ -196,7 +196,12 @@ float* KokkosBackend::workspace(Slot slot, size_t floats) {
   if (floats == 0) return nullptr;
   if (slot_size_[slot] < floats) {
     Kokkos::fence();  // kernels still reading the old buffer finish first
-    deallocate(slot_ptr_[slot]);
+    // A captured graph may still point into it (an evaluation pass with a larger batch grows a
+    // slot between two replays): kept until that graph goes (release_graph).
+    if (graph_)
+      retired_.push_back(slot_ptr_[slot]);
+    else
+      deallocate(slot_ptr_[slot]);
     slot_ptr_[slot] = nullptr;
     slot_size_[slot] = 0;
     slot_ptr_[slot] = static_cast<float*>(allocate(floats * sizeof(float)));

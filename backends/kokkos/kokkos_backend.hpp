@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 #include "backends/backend.hpp"
 
@@ -40,6 +41,7 @@ class KokkosBackend : public Backend {
  private:
   void release_graph() noexcept;
   void* graph_ = nullptr;  // a cudaGraphExec_t; opaque so host builds need no CUDA headers
+  std::vector<void*> retired_;  // outgrown workspace slots the graph may still read
 
   // Device scratch that grows on demand and is reused call after call: the split-K partial sums
   // of GEMMs, zero-padded convolution sources, the column buffer of strided data gradients and
