@@ -1,14 +1,76 @@
 // Training with whole-step graphs (captured at step 2, replayed after) gives what eager training
 // gives, and a backend that says it supports graphs really replays one: a capture that fell back
-// to eager steps (backends may do so rather than fail the run) fails this test.
+// to eager steps (backends may do so rather than fail the run) fails this test. The trainer's
+// side of a failed capture is tested on the host with a serial backend that refuses to capture.
 #include <cmath>
 
+#include "backends/serial/serial_backend.hpp"
+#include "core/check.hpp"
 #include "models/model.hpp"
 #include "tests/harness.hpp"
 #include "tests/synthetic.hpp"
 #include "train/trainer.hpp"
 
 namespace pcnn::test {
+
+namespace {
+
+// Serial kernels behind a graph interface whose capture never starts: begin throws (so nothing
+// of the step runs under it), end reports the failure, or, with can_fall_back false, claims a
+// graph as a backend that cannot fall back would.
+class RefusingCapture : public SerialBackend {
+ public:
+  explicit RefusingCapture(bool can_fall_back) : can_fall_back_(can_fall_back) {}
+  bool supports_graphs() const override { return true; }
+  void graph_begin_capture() override {
+    ++begins;
+    throw Error("capture refused");
+  }
+  bool graph_end_capture() override {
+    ++ends;
+    return !can_fall_back_;
+  }
+  void graph_launch() override { ++launches; }
+  int begins = 0, ends = 0, launches = 0;
+
+ private:
+  bool can_fall_back_;
+};
+
+}  // namespace
+
+TEST_SUITE("core") {
+
+TEST_CASE("a failed graph capture: the trainer steps eagerly from then on, with the same result") {
+  const Dataset data = synthetic_dataset(64, 28, 28, 41);
+  const ModelSpec spec = builtin_model("lenet5");
+  const Normalization norm{0.2f, 3.f};
+  const TrainConfig cfg = adam_config(16, 9, 2e-3f);  // 4 steps an epoch
+  SerialBackend plain;
+  Model want_model(plain, spec, 16, 8);
+  Trainer want(plain, want_model, data, norm, cfg);
+  RefusingCapture refusing(true);
+  Model got_model(refusing, spec, 16, 8);
+  Trainer got(refusing, got_model, data, norm, cfg);
+  for (int s = 0; s < 6; ++s) {
+    want.step();
+    got.step();
+  }
+  CHECK_FALSE(got.using_graph());
+  CHECK(refusing.begins == 1);  // step 2 tried once, never again
+  CHECK(refusing.ends == 1);
+  CHECK(refusing.launches == 0);
+  CHECK(got_model.get_params() == want_model.get_params());  // same kernels, each step once
+
+  // A backend that cannot fall back: the exception from inside the capture reaches the caller.
+  RefusingCapture strict(false);
+  Model strict_model(strict, spec, 16, 8);
+  Trainer strict_trainer(strict, strict_model, data, norm, cfg);
+  strict_trainer.step();
+  CHECK_THROWS_WITH(strict_trainer.step(), "capture refused");
+}
+
+}  // TEST_SUITE("core")
 
 TEST_SUITE("backend") {
 
