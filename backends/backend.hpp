@@ -81,7 +81,10 @@ class Backend {
   // A backend that can record the kernels launched between begin and end and replay them.
   virtual bool supports_graphs() const { return false; }
   virtual void graph_begin_capture() {}
-  virtual void graph_end_capture() {}
+  // True: a graph is ready to launch. False: the capture failed, the backend has ended it
+  // cleanly (and said why on stderr) and the caller runs eagerly from then on. A backend that
+  // cannot fall back throws instead.
+  virtual bool graph_end_capture() { return true; }
   virtual void graph_launch() {}
 
  private:

@@ -26,6 +26,7 @@ struct Trainer::Replica {
   // field's scratch, and the value a sample outside an image reads (per channel).
   DeviceArray<float> gathered, augment_scratch, augment_fill;
   bool graph_ready = false;
+  bool graph_failed = false;  // the backend could not capture a step: stay eager
 
   Replica(Backend& b, Model& m, const Dataset& train, const Normalization& norm,
           const TrainConfig& cfg, int shard_batch, int rank, bool separate_update_counter);

@@ -35,6 +35,25 @@ void Trainer::run_local_step(Replica& r, bool with_update) {
   for (int k = 0; k < R; ++k) r.be.increment(r.data_counter.get());
 }
 
+// Records one step into the backend's graph. False when the backend reports the capture failed
+// (it ended it and said why); an exception during capture that the backend cannot turn into
+// such a fallback propagates unchanged.
+bool Trainer::capture_local_step(Replica& r, bool with_update) {
+  try {
+    r.be.graph_begin_capture();
+    run_local_step(r, with_update);
+  } catch (...) {
+    bool fell_back = false;
+    try {
+      fell_back = !r.be.graph_end_capture();
+    } catch (...) {  // the original exception says more than the broken capture's
+    }
+    if (!fell_back) throw;
+    return false;
+  }
+  return r.be.graph_end_capture();
+}
+
 void Trainer::step() {
   // With one replica the graph holds the whole step; with several it stops before the
   // all-reduce, and the update runs after it.
@@ -47,13 +66,16 @@ void Trainer::step() {
     }
     // The first step runs eagerly (backends allocate their scratch then); the second is the
     // one captured.
-    const bool capture = cfg_.graphs && r.be.supports_graphs() && steps_done_ >= 1;
-    if (capture) r.be.graph_begin_capture();
-    run_local_step(r, single);
-    if (capture) {
-      r.be.graph_end_capture();
+    const bool capture =
+        cfg_.graphs && r.be.supports_graphs() && !r.graph_failed && steps_done_ >= 1;
+    if (!capture) {
+      run_local_step(r, single);
+    } else if (capture_local_step(r, single)) {
       r.graph_ready = true;
       r.be.graph_launch();
+    } else {
+      r.graph_failed = true;  // nothing captured ran: this step, and every later one, eagerly
+      run_local_step(r, single);
     }
   }
   if (!single) allreduce_and_update();

@@ -136,6 +136,7 @@ class Trainer {
  private:
   struct Replica;
   void run_local_step(Replica& r, bool with_update);  // train/step.cpp
+  bool capture_local_step(Replica& r, bool with_update);  // false: capture failed, stay eager
   void update(Replica& r);                            // train/replica.cpp
   void allreduce_and_update();                        // train/replica.cpp
   StepProgress progress(int epoch, int step) const;   // reads the device (synchronises)

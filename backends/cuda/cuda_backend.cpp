@@ -73,9 +73,10 @@ void CudaBackend::graph_begin_capture() {
   ctx_.begin_capture();
 }
 
-void CudaBackend::graph_end_capture() {
+bool CudaBackend::graph_end_capture() {
   ctx_.bind();
-  ctx_.end_capture();
+  ctx_.end_capture();  // throws on failure: this backend never falls back
+  return true;
 }
 
 void CudaBackend::graph_launch() {

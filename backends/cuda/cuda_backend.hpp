@@ -41,7 +41,7 @@ class CudaBackend : public Backend {
 
   bool supports_graphs() const override { return true; }
   void graph_begin_capture() override;
-  void graph_end_capture() override;
+  bool graph_end_capture() override;
   void graph_launch() override;
 
  private:

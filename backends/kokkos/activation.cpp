@@ -38,7 +38,7 @@ int bias_chunks(int N, int C, int HW) {
 
 void bias_grad_split(int N, int C, int HW, const float* dy, float* db, float* partial,
                      int chunks) {
-  Kokkos::parallel_for("pcnn::bias_backward[split]", TeamPolicy(C * chunks, row_team_size()),
+  Kokkos::parallel_for("pcnn::bias_backward[split]", team_policy(C * chunks, row_team_size()),
                        KOKKOS_LAMBDA(const Member& team) {
     const int t = team.league_rank(), c = t / chunks, k = t % chunks;
     const int n0 = int(static_cast<long long>(N) * k / chunks);
@@ -66,7 +66,7 @@ void KokkosBackend::bias_backward(int N, int C, int HW, const float* dy, float* 
     bias_grad_split(N, C, HW, dy, db, workspace(kPartials, size_t(C) * chunks), chunks);
     return;
   }
-  Kokkos::parallel_for("pcnn::bias_backward", TeamPolicy(C, row_team_size()),
+  Kokkos::parallel_for("pcnn::bias_backward", team_policy(C, row_team_size()),
                        KOKKOS_LAMBDA(const Member& team) {
     const int c = team.league_rank();
     // Captures are first used out here: nvcc rejects a lambda's first capture inside if constexpr.

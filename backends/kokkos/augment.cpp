@@ -14,7 +14,7 @@ void KokkosBackend::augment_batch(const AugmentConfig& a, const int32_t* step, u
   const AugmentConfig cfg = a;
   const ElasticTaps taps = a.elastic ? elastic_taps(a.elastic_sigma) : ElasticTaps{};
   const int HW = H * W;
-  Kokkos::parallel_for("pcnn::augment_batch", kk::TeamPolicy(N, kk::row_team_size()),
+  Kokkos::parallel_for("pcnn::augment_batch", kk::team_policy(N, kk::row_team_size()),
                        KOKKOS_LAMBDA(const kk::Member& team) {
     const int j = team.league_rank();
     const AugmentImage im = augment_image(cfg, augment_image_key(seed, *step, N, j));

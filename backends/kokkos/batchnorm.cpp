@@ -24,7 +24,7 @@ void KokkosBackend::batchnorm_forward_train(int N, int C, int HW, Activation act
                                             float* running_var) {
   PCNN_KK_REGION(batchnorm_forward_train);
   const int M = N * HW;
-  Kokkos::parallel_for("pcnn::batchnorm_forward_train", TeamPolicy(C, row_team_size()),
+  Kokkos::parallel_for("pcnn::batchnorm_forward_train", team_policy(C, row_team_size()),
                        KOKKOS_LAMBDA(const Member& team) {
     const int c = team.league_rank();
     double sum = 0;
@@ -73,7 +73,7 @@ void KokkosBackend::batchnorm_backward(int N, int C, int HW, Activation act, con
                                        float* dgamma, float* dbeta) {
   PCNN_KK_REGION(batchnorm_backward);
   const int M = N * HW;
-  Kokkos::parallel_for("pcnn::batchnorm_backward", TeamPolicy(C, row_team_size()),
+  Kokkos::parallel_for("pcnn::batchnorm_backward", team_policy(C, row_team_size()),
                        KOKKOS_LAMBDA(const Member& team) {
     const int c = team.league_rank();
     const float mean = save_mean[c], inv_std = save_inv_std[c];

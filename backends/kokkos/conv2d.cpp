@@ -290,7 +290,7 @@ void KokkosBackend::conv2d_backward_data(const Conv2dShape& s, const float* dy, 
   if (forced == DataGradPath::Planes ||
       (forced == DataGradPath::Auto &&
        scratch <= (kOnHost ? size_t(256) << 10 : size_t(40) << 10))) {
-    TeamPolicy policy(s.N * s.C, kOnHost ? 1 : 128);
+    TeamPolicy policy = team_policy(s.N * s.C, kOnHost ? 1 : 128);
     policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
     Kokkos::parallel_for("pcnn::conv2d_backward_data[planes]", policy, planes);
     return;
@@ -479,7 +479,7 @@ void weight_grad_direct(const Conv2dShape& s, const float* x, const float* dy, f
   pad_planes(x, s.N * s.C, s.H, s.W, s.pad, s.pad, Hp, QL + S - 1, xq);
   const WeightGradDirect<S, QL> kernel{s, P, Q, Hp, groups, s.K * s.C * s.R * s.S, xq, dy, partial};
   Kokkos::parallel_for("pcnn::conv2d_backward_weights[direct]",
-                       TeamPolicy(groups * s.C * s.R, 1), kernel);
+                       team_policy(groups * s.C * s.R, 1), kernel);
 #else
   (void)s; (void)x; (void)dy; (void)xq; (void)partial; (void)groups;
 #endif
@@ -493,7 +493,7 @@ void forward_direct(const Conv2dShape& s, const float* x, const float* w, const 
   pad_planes(x, s.N * s.C, s.H, s.W, s.pad, s.pad, Hp, QL + S - 1, xq);
   dispatch_activation(act, [&](auto tag) {
     const ForwardDirect<S, QL, decltype(tag)::value> kernel{s, s.P(), s.Q(), Hp, xq, w, b, y};
-    Kokkos::parallel_for("pcnn::conv2d_forward[direct]", TeamPolicy(s.N, 1), kernel);
+    Kokkos::parallel_for("pcnn::conv2d_forward[direct]", team_policy(s.N, 1), kernel);
   });
 #else
   (void)s; (void)x; (void)w; (void)b; (void)act; (void)xq; (void)y;

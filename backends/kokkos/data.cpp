@@ -15,7 +15,7 @@ void gather_samples(const char* label, const DeviceDataset& data, const BatchLay
   const DeviceDataset d = data;
   const BatchLayout l = layout;
   const int pixels = batch_sample_size(d, l);
-  Kokkos::parallel_for(label, TeamPolicy(l.batch, row_team_size()),
+  Kokkos::parallel_for(label, team_policy(l.batch, row_team_size()),
                        KOKKOS_LAMBDA(const Member& team) {
     const int j = team.league_rank();
     const uint32_t src = sample_of(j);

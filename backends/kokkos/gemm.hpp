@@ -487,7 +487,7 @@ void run_gemm(const std::string& label, const GemmPlan& g, const OpA& a, const O
   if (g.M <= 0 || g.N <= 0) return;
   using Kernel = TiledGemmKernel<OpA, OpB, OutCols, Epilogue>;
   const Kernel kernel{g, a, b, out, epi, g.splits > 1 ? partial : nullptr};
-  TeamPolicy policy(g.tiles_m * g.tiles_n * g.splits, g.team_size);
+  TeamPolicy policy = team_policy(g.tiles_m * g.tiles_n * g.splits, g.team_size);
   policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(g)));
   Kokkos::parallel_for(label + "[tiled]", policy, kernel);
   if (g.splits <= 1) return;
@@ -499,7 +499,7 @@ void run_gemm(const std::string& label, const GemmPlan& g, const OpA& a, const O
   if (!kOnHost && splits >= kTeamSplitSum) {
     // Many slices onto few outputs (a first layer's weight gradient on a GPU): a thread looping
     // over hundreds of slices is latency-bound, so a team sums each output, in a fixed tree order.
-    Kokkos::parallel_for(label + "[split_sum]", TeamPolicy(M * N, 32),
+    Kokkos::parallel_for(label + "[split_sum]", team_policy(M * N, 32),
                          KOKKOS_LAMBDA(const Member& team) {
       const size_t idx = size_t(team.league_rank());
       float acc = 0.f;

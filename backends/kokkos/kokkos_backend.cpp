@@ -27,6 +27,31 @@ namespace {
 std::mutex g_kokkos_mutex;
 bool g_finalized = false;
 
+#ifdef KOKKOS_ENABLE_CUDA
+// The backend's stream and the Kokkos instance on it: created after Kokkos::initialize, released
+// before Kokkos::finalize (an instance outliving Kokkos would finalise into a dead runtime).
+cudaStream_t g_stream = nullptr;
+std::unique_ptr<Kokkos::Cuda> g_exec;
+
+void create_exec_instance() {
+  const cudaError_t err = cudaStreamCreate(&g_stream);  // blocking, like the work it replaces
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    throw Unavailable(std::string("Kokkos Cuda: cannot create a stream (") +
+                      cudaGetErrorString(err) + ")");
+  }
+  g_exec = std::make_unique<Kokkos::Cuda>(g_stream);
+  // Whoever finalises Kokkos (our atexit, or a host program that initialised it) drops it first.
+  Kokkos::push_finalize_hook([] {
+    if (!g_exec) return;
+    g_exec->fence();
+    g_exec.reset();
+    cudaStreamDestroy(g_stream);
+    g_stream = nullptr;
+  });
+}
+#endif
+
 void finalize_kokkos() {
   std::lock_guard<std::mutex> lock(g_kokkos_mutex);
   if (Kokkos::is_initialized()) Kokkos::finalize();
@@ -35,7 +60,12 @@ void finalize_kokkos() {
 
 void ensure_kokkos(const BackendOptions& opts) {
   std::lock_guard<std::mutex> lock(g_kokkos_mutex);
-  if (Kokkos::is_initialized()) return;  // by an earlier create, or by the host program
+  if (Kokkos::is_initialized()) {  // by an earlier create, or by the host program
+#ifdef KOKKOS_ENABLE_CUDA
+    if (!g_exec) create_exec_instance();
+#endif
+    return;
+  }
   if (g_finalized) throw Unavailable("Kokkos was already finalised in this process");
 #ifdef KOKKOS_ENABLE_CUDA
   // Kokkos aborts the process when it finds no GPU: ask the runtime first.
@@ -54,15 +84,32 @@ void ensure_kokkos(const BackendOptions& opts) {
   args.disable_warnings = true;  // no OMP_PROC_BIND advice on every start
   Kokkos::initialize(args);
   std::atexit(finalize_kokkos);
+#ifdef KOKKOS_ENABLE_CUDA
+  create_exec_instance();
+#endif
 }
 
 }  // namespace
+
+namespace kk {
+
+ExecSpace exec() {
+#ifdef KOKKOS_ENABLE_CUDA
+  // Set once under the mutex by the first create, before any backend exists to launch.
+  return *g_exec;
+#else
+  return ExecSpace();
+#endif
+}
+
+}  // namespace kk
 
 KokkosBackend::KokkosBackend() = default;
 
 KokkosBackend::~KokkosBackend() {
   // Memory still held by callers is returned too: a dropped backend leaks nothing.
   if (!Kokkos::is_initialized()) return;  // after finalize there is nothing left to free
+  release_graph();
   for (auto& entry : raw_of_) Kokkos::kokkos_free<MemSpace>(entry.second);
   raw_of_.clear();
 }
@@ -70,7 +117,7 @@ KokkosBackend::~KokkosBackend() {
 std::string KokkosBackend::device_name() const {
 #ifdef KOKKOS_ENABLE_CUDA
   if (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
-    return std::string("Kokkos Cuda, ") + Kokkos::Cuda().cuda_device_prop().name;
+    return std::string("Kokkos Cuda, ") + exec().cuda_device_prop().name;
   }
 #endif
   const int threads = ExecSpace().concurrency();
@@ -133,7 +180,7 @@ void KokkosBackend::download(void* dst, const void* src, size_t bytes) {
 void KokkosBackend::copy(void* dst, const void* src, size_t bytes) {
   PCNN_KK_REGION(copy);
   if (!bytes || dst == src) return;
-  Kokkos::deep_copy(ExecSpace(), DeviceView<char>(static_cast<char*>(dst), bytes),
+  Kokkos::deep_copy(exec(), DeviceView<char>(static_cast<char*>(dst), bytes),
                     DeviceView<const char>(static_cast<const char*>(src), bytes));
 }
 
@@ -149,7 +196,12 @@ float* KokkosBackend::workspace(Slot slot, size_t floats) {
   if (floats == 0) return nullptr;
   if (slot_size_[slot] < floats) {
     Kokkos::fence();  // kernels still reading the old buffer finish first
-    deallocate(slot_ptr_[slot]);
+    // A captured graph may still point into it (an evaluation pass with a larger batch grows a
+    // slot between two replays): kept until that graph goes (release_graph).
+    if (graph_)
+      retired_.push_back(slot_ptr_[slot]);
+    else
+      deallocate(slot_ptr_[slot]);
     slot_ptr_[slot] = nullptr;
     slot_size_[slot] = 0;
     slot_ptr_[slot] = static_cast<float*>(allocate(floats * sizeof(float)));

@@ -1,11 +1,13 @@
 // The Kokkos backend: every kernel of the contract written once with Kokkos, run on Kokkos'
-// default execution space (OpenMP for the host build, Cuda for the CUDA build of Kokkos).
+// default execution space (OpenMP for the host build, Cuda for the CUDA build of Kokkos, there on a
+// stream of its own that a training step can be captured from as a CUDA graph).
 // Kernels live in the op files (gemm.cpp, conv2d.cpp, ...); this class owns memory and scratch.
 #pragma once
 
 #include <cstddef>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 #include "backends/backend.hpp"
 
@@ -30,7 +32,17 @@ class KokkosBackend : public Backend {
   PCNN_OVERRIDE(conv2d_fused_backward)
   PCNN_OVERRIDE(linear_forward)
 
+  // Whole-step CUDA graphs, captured from the backend's one stream (graph.cpp): CUDA build only.
+  bool supports_graphs() const override;
+  void graph_begin_capture() override;
+  bool graph_end_capture() override;
+  void graph_launch() override;
+
  private:
+  void release_graph() noexcept;
+  void* graph_ = nullptr;  // a cudaGraphExec_t; opaque so host builds need no CUDA headers
+  std::vector<void*> retired_;  // outgrown workspace slots the graph may still read
+
   // Device scratch that grows on demand and is reused call after call: the split-K partial sums
   // of GEMMs, zero-padded convolution sources, the column buffer of strided data gradients and
   // check_step's reduction result. Kernels on one execution space run in order, so reuse needs

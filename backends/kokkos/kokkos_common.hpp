@@ -13,29 +13,41 @@ namespace kk {
 
 using ExecSpace = Kokkos::DefaultExecutionSpace;
 using MemSpace = ExecSpace::memory_space;
-using TeamPolicy = Kokkos::TeamPolicy<ExecSpace>;
+// Light-weight launches: on CUDA Kokkos then passes the functor as a kernel argument (up to 4 KiB)
+// instead of staging it through constant memory with an event wait, which a stream capture
+// cannot record (notes/tuning-kokkos.md, "Graph capture"). Host spaces ignore the hint.
+using LaunchHint = Kokkos::Experimental::WorkItemProperty::HintLightWeight_t;
+using TeamPolicy = Kokkos::TeamPolicy<ExecSpace, LaunchHint>;
+using RangePolicy = Kokkos::RangePolicy<ExecSpace, LaunchHint>;
 using Member = TeamPolicy::member_type;
+
+// The one execution space instance every kernel and copy of the backend goes to: on CUDA an
+// instance on a stream of the backend's own (the legacy default stream cannot be captured into
+// a graph), on the host the default instance (kokkos_backend.cpp).
+ExecSpace exec();
+
+inline TeamPolicy team_policy(int league, int team_size, int vector_length = 1) {
+  return TeamPolicy(exec(), league, team_size, vector_length);
+}
 using ScratchSpace = ExecSpace::scratch_memory_space;
 using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
 
 // True when the kernels run on CPU threads (OpenMP, Serial): tile shapes and team sizes differ.
 constexpr bool kOnHost = std::is_same<MemSpace, Kokkos::HostSpace>::value;
 
-inline Kokkos::RangePolicy<ExecSpace> range(size_t n) {
-  return Kokkos::RangePolicy<ExecSpace>(0, n);
-}
+inline RangePolicy range(size_t n) { return RangePolicy(exec(), 0, n); }
 
 // One team per row of a 2-D loop, the row's elements across the team's vector lanes
 // (Kokkos::ThreadVectorRange): a CPU thread runs each row as one loop the compiler vectorises,
 // a GPU warp covers it in coalesced steps. Rows are then decoded once, not per element.
 inline TeamPolicy row_policy(size_t rows) {
-  return kOnHost ? TeamPolicy(int(rows), 1) : TeamPolicy(int(rows), 1, 32);
+  return kOnHost ? team_policy(int(rows), 1) : team_policy(int(rows), 1, 32);
 }
 
 // One team per image plane: its rows across the team's threads, a row's elements across vector
 // lanes (a CPU thread walks the whole plane).
 inline TeamPolicy plane_policy(size_t planes) {
-  return kOnHost ? TeamPolicy(int(planes), 1) : TeamPolicy(int(planes), 4, 32);
+  return kOnHost ? team_policy(int(planes), 1) : team_policy(int(planes), 4, 32);
 }
 
 // Team size for simple one-team-per-row kernels: one thread per team on a CPU (the team loop then

@@ -14,7 +14,7 @@ void KokkosBackend::softmax_cross_entropy(int N, int K, const float* logits,
                                           const int32_t* labels, float* dlogits,
                                           float* metrics) {
   PCNN_KK_REGION(softmax_cross_entropy);
-  Kokkos::parallel_for("pcnn::softmax_cross_entropy", TeamPolicy(1, row_team_size()),
+  Kokkos::parallel_for("pcnn::softmax_cross_entropy", team_policy(1, row_team_size()),
                        KOKKOS_LAMBDA(const Member& team) {
     double loss = 0.0;
     int correct = 0;
