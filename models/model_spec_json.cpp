@@ -28,7 +28,7 @@ const std::vector<std::string>& layer_keys(LayerKind kind) {
                                                 "act",   "pool",        "pool_window", "pool_stride"};
   static const std::vector<std::string> dense = {"units", "act"};
   static const std::vector<std::string> pool = {"kernel", "stride", "pad"};
-  static const std::vector<std::string> batchnorm = {"eps", "momentum"};
+  static const std::vector<std::string> batchnorm = {"eps", "momentum", "act"};
   static const std::vector<std::string> dropout = {"rate"};
   static const std::vector<std::string> none;
   switch (kind) {
@@ -152,7 +152,8 @@ nlohmann::json to_json(const ModelSpec& spec) {
     if (kind == LayerKind::Pool && l.stride != l.kernel) j["stride"] = l.stride;
     if ((kind == LayerKind::Conv || kind == LayerKind::Pool) && l.pad) j["pad"] = l.pad;
     if (kind == LayerKind::Dropout && l.rate != 0.5) j["rate"] = l.rate;
-    if ((kind == LayerKind::Conv || kind == LayerKind::Dense) && l.act != "none") j["act"] = l.act;
+    const bool takes_act = kind == LayerKind::Conv || kind == LayerKind::Dense || kind == LayerKind::BatchNorm;
+    if (takes_act && l.act != "none") j["act"] = l.act;
     if (kind == LayerKind::Conv && l.pool != "none") {
       j["pool"] = l.pool;
       j["pool_window"] = l.pool_window;

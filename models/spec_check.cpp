@@ -100,10 +100,10 @@ LayerGeometry conv_geometry(const Where& at, const LayerSpec& l, const LayerGeom
 
 LayerGeometry layer_geometry(const Where& at, const LayerSpec& l, const LayerGeometry& in) {
   const LayerType type = at.word([&] { return parse_layer_type(l.type); });
-  // A batchnorm carries one only as fuse() folds it in (a model file cannot say so).
+  // A batchnorm applies one in the same pass (written so, or folded in by fuse()).
   const bool has_act = type.kind == LayerKind::Conv || type.kind == LayerKind::Dense ||
                        type.kind == LayerKind::BatchNorm;
-  if (!has_act && l.act != "none") at.fail("'act' applies to conv and dense layers only");
+  if (!has_act && l.act != "none") at.fail("'act' applies to conv, dense and batchnorm layers only");
   if (type.kind != LayerKind::Conv && l.pool != "none") at.fail("'pool' applies to conv layers only");
   if (type.kind != LayerKind::Conv && type.kind != LayerKind::Pool && l.pad != 0)
     at.fail("'pad' applies to conv and pooling layers only");
@@ -159,6 +159,7 @@ LayerGeometry layer_geometry(const Where& at, const LayerSpec& l, const LayerGeo
       if (!(l.eps > 0.f)) at.fail("'eps' must be greater than 0, got " + number_text(l.eps));
       if (!(l.momentum >= 0.f && l.momentum <= 1.f))
         at.fail("'momentum' must be between 0 and 1, got " + number_text(l.momentum));
+      at.word([&] { return parse_activation(l.act); });
       g.params = {{in.c}, {in.c}};
       g.state = {{in.c}, {in.c}};
       break;

@@ -101,6 +101,11 @@ TEST_CASE("batchnorm spec: defaults, keys, JSON round trip, geometry") {
   CHECK(s.layers[5].momentum == 0.3f);
   CHECK(to_json(model_spec_from_json(to_json(s))) == to_json(s));
   CHECK(to_json(bn_spec())["layers"][1] == nlohmann::json{{"type", "batchnorm"}});
+  // A batchnorm built with its activation (in code, or fused) keeps it through a file.
+  const ModelSpec fused = fuse(s);
+  REQUIRE(fused.layers[1].act == "relu");
+  CHECK(to_json(fused)["layers"][1]["act"] == "relu");
+  CHECK(to_json(model_spec_from_json(to_json(fused))) == to_json(fused));
   const SpecGeometry g = check_spec(s);
   CHECK(g.layers[1].params == std::vector<std::vector<int64_t>>{{4}, {4}});
   CHECK(g.layers[1].state == std::vector<std::vector<int64_t>>{{4}, {4}});
@@ -134,8 +139,8 @@ TEST_CASE("batchnorm spec: bad keys and values are refused with the layer and th
   PCNN_CHECK_REFUSED([] { bn_spec(R"(, "eps": 1e300)"); }, "layer 1 (batchnorm): 'eps'",
                      "is not a finite float");
   PCNN_CHECK_REFUSED([] { bn_spec(R"(, "epsilon": 0.1)"); },
-                     "layer 1 (batchnorm): unknown key \"epsilon\" (type, eps, momentum)");
-  PCNN_CHECK_REFUSED([] { bn_spec(R"(, "act": "relu")"); }, "layer 1 (batchnorm): unknown key \"act\"");
+                     "layer 1 (batchnorm): unknown key \"epsilon\" (type, eps, momentum, act)");
+  PCNN_CHECK_REFUSED([] { check_spec(bn_spec(R"(, "act": "swish")")); }, "layer 1 (batchnorm)", "swish");
 }
 
 TEST_CASE("the builder fuses batchnorm + activation; the fused model computes the unfused one") {

@@ -122,7 +122,7 @@ TEST_CASE("model specs built in code are checked before any layer is built, on e
       {"'pad'", [](ModelSpec& s) { s.layers[0].pad = 1 << 30; }},
       {"'input'", [](ModelSpec& s) { s.in_h = -28; }},
       {"'units'", [](ModelSpec& s) { s.layers[2].units = 0; }},
-      {"'act' applies to conv and dense layers only", [](ModelSpec& s) { s.layers[1].act = "relu"; }},
+      {"'act' applies to conv, dense and batchnorm layers only", [](ModelSpec& s) { s.layers[1].act = "relu"; }},
       {"'pool' applies to conv layers only", [](ModelSpec& s) { s.layers[2].pool = "maxpool"; }},
       {"'pad' applies to conv and pooling layers only", [](ModelSpec& s) { s.layers[2].pad = 1; }},
       {"'rate' applies to dropout layers only", [](ModelSpec& s) { s.layers[2].rate = 0.25; }},
