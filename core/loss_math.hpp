@@ -14,10 +14,17 @@ struct RowSoftmax {
   int argmax;     // first index of the largest logit
 };
 
-PCNN_HD inline RowSoftmax row_softmax_stats(const float* logits, int K) {
-  RowSoftmax r{logits[0], 0.f, 0};
+// The first index of the largest logit (the predicted class).
+PCNN_HD inline int row_argmax(const float* logits, int K) {
+  int best = 0;
   for (int k = 1; k < K; ++k)
-    if (logits[k] > r.max) { r.max = logits[k]; r.argmax = k; }
+    if (logits[k] > logits[best]) best = k;
+  return best;
+}
+
+PCNN_HD inline RowSoftmax row_softmax_stats(const float* logits, int K) {
+  const int best = row_argmax(logits, K);
+  RowSoftmax r{logits[best], 0.f, best};
   float sum = 0.f;
   for (int k = 0; k < K; ++k) sum += expf(logits[k] - r.max);
   r.log_sum = logf(sum);

@@ -97,7 +97,7 @@ expect_error "layer 0 (batchnorm): 'momentum' must be between 0 and 1, got 1.5" 
 spec '{"input": [1, 4, 4], "classes": 16, "layers": [{"type": "batchnorm", "eps": -1}, {"type": "flatten"}]}' bn_eps.json
 expect_error "layer 0 (batchnorm): 'eps' must be greater than 0, got -1" show "$tmp/bn_eps.json"
 spec '{"input": [1, 4, 4], "classes": 16, "layers": [{"type": "batchnorm", "units": 4}, {"type": "flatten"}]}' bn_key.json
-expect_error "layer 0 (batchnorm): unknown key \"units\" (type, eps, momentum)" show "$tmp/bn_key.json"
+expect_error "layer 0 (batchnorm): unknown key \"units\" (type, eps, momentum, act)" show "$tmp/bn_key.json"
 spec '{"input": [1, 6, ' truncated.json
 expect_error "'$tmp/truncated.json' is not valid JSON" show "$tmp/truncated.json"
 expect_error "cannot open model spec '$tmp/nothing.json'" show "$tmp/nothing.json"

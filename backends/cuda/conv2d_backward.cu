@@ -576,7 +576,7 @@ void conv2d_fused_backward(CudaBackend& be, const Conv2dShape& s, const ConvEpil
     if (d.pool == PoolKind::None && d.act == Activation::None) {
       dact = dy;
     } else {
-      float* buf = ctx.scratch_aux(s.y_size());
+      float* buf = dact_scratch ? dact_scratch : ctx.scratch_aux(s.y_size());
       conv2d_dact_kernel<<<grid_for(s.y_size(), 256, ctx.sm_count()), 256, 0, ctx.stream()>>>(
           s, d, buf);
       PCNN_CUDA_CHECK_LAUNCH("conv2d_dact_kernel");

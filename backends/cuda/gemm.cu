@@ -111,6 +111,18 @@ struct LinearDataGradProblem {
 // Convolution backward as implicit GEMMs (conv2d_backward_gemm): operands gathered from the
 // tensors where the product reads them, nothing unfolded in memory. dact is d(act_out) (N,K,P,Q).
 
+// The im2col element both the forward and the weight gradient read: x(n,c,h,w) for output
+// pixel `pixel` = (n,p,q) and tap `tap` = (c,r,s), h = p*stride - pad + r, w = q*stride - pad + s,
+// zero outside the image. pq = P*Q, q_size = Q, rs = R*S.
+__device__ __forceinline__ float im2col_at(const Conv2dShape& s, const float* x, int pq,
+                                           int q_size, int rs, int pixel, int tap) {
+  const int n = pixel / pq, e = pixel - n * pq, p = e / q_size, q = e - p * q_size;
+  const int c = tap / rs, t = tap - c * rs, r = t / s.S, u = t - r * s.S;
+  const int h = p * s.stride - s.pad + r, w = q * s.stride - s.pad + u;
+  return (h >= 0 && h < s.H && w >= 0 && w < s.W) ? x[((size_t(n) * s.C + c) * s.H + h) * s.W + w]
+                                                  : 0.f;
+}
+
 // act_out (N*P*Q pixels, K) = act(sum over (c,r,s) of x(n,c,h,w) w(k,c,r,s) + b(k)), h = p*stride
 // - pad + r, w = q*stride - pad + s (zero outside the image).
 template <Activation Act>
@@ -124,13 +136,7 @@ struct ConvForwardProblem {
   float* act_out;
   static constexpr bool kAContigK = false;  // consecutive pixels: consecutive x addresses
   static constexpr bool kBContigJ = false;  // w (K,C,R,S): (c,r,s) runs along memory
-  __device__ float a(int i, int k) const {
-    const int n = i / pq, e = i - n * pq, p = e / q_size, q = e - p * q_size;
-    const int c = k / rs, t = k - c * rs, r = t / s.S, u = t - r * s.S;
-    const int h = p * s.stride - s.pad + r, wi = q * s.stride - s.pad + u;
-    return (h >= 0 && h < s.H && wi >= 0 && wi < s.W)
-               ? x[((size_t(n) * s.C + c) * s.H + h) * s.W + wi] : 0.f;
-  }
+  __device__ float a(int i, int k) const { return im2col_at(s, x, pq, q_size, rs, i, k); }
   __device__ float b(int k, int j) const { return w[size_t(j) * K + k]; }
   __device__ void store(int i, int j, float acc) const {
     const int n = i / pq;
@@ -155,12 +161,7 @@ struct ConvWeightGradProblem {
     return dact[(size_t(n) * s.K + i) * pq + (k - n * pq)];
   }
   __device__ float b(int k, int j) const {
-    if (j >= crs) return 1.f;
-    const int n = k / pq, e = k - n * pq, p = e / q_size, q = e - p * q_size;
-    const int c = j / rs, t = j - c * rs, r = t / s.S, u = t - r * s.S;
-    const int h = p * s.stride - s.pad + r, w = q * s.stride - s.pad + u;
-    return (h >= 0 && h < s.H && w >= 0 && w < s.W) ? x[((size_t(n) * s.C + c) * s.H + h) * s.W + w]
-                                                    : 0.f;
+    return j >= crs ? 1.f : im2col_at(s, x, pq, q_size, rs, k, j);
   }
   __device__ void store(int i, int j, float acc) const {
     if (j < crs) {

@@ -75,15 +75,28 @@ struct DataGradPlanes {
     ScratchView<float> as(team.team_scratch(0), size_t(K) * TM);  // as(k*TM + rs) = w[k][c][rs]
     ScratchView<float> bs(team.team_scratch(0), size_t(K) * TN);  // bs(k*TN + pq) = dy[n][k][pq]
     ScratchView<float> cs(team.team_scratch(0), size_t(TM) * TN);  // cs(rs*TN + pq) = col
-    // Rows of w[:, c] and of dy_n, zero-padded to the register block.
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, K), [&](int k) {
-      const float* wk = w + (size_t(k) * s.C + c) * RS;
-      const float* dyk = dy + (size_t(n) * K + k) * PQ;
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, TM),
-                           [&](int rs) { as(k * TM + rs) = rs < RS ? wk[rs] : 0.f; });
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, TN),
-                           [&](int pq) { bs(k * TN + pq) = pq < PQ ? dyk[pq] : 0.f; });
-    });
+    // Rows of w[:, c] and of dy_n, zero-padded to the register block. A CPU thread copies row by
+    // row; a GPU team spreads every element over its threads (its vector length is 1, so a
+    // thread per row would issue one load at a time: 212 of LeNet-5's 1,040 us at batch 1024).
+    if constexpr (kOnHost) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, K), [&](int k) {
+        const float* wk = w + (size_t(k) * s.C + c) * RS;
+        const float* dyk = dy + (size_t(n) * K + k) * PQ;
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, TM),
+                             [&](int rs) { as(k * TM + rs) = rs < RS ? wk[rs] : 0.f; });
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, TN),
+                             [&](int pq) { bs(k * TN + pq) = pq < PQ ? dyk[pq] : 0.f; });
+      });
+    } else {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, K * TM), [&](int e) {
+        const int k = e / TM, rs = e - k * TM;
+        as(e) = rs < RS ? w[(size_t(k) * s.C + c) * RS + rs] : 0.f;
+      });
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, K * TN), [&](int e) {
+        const int k = e / TN, pq = e - k * TN;
+        bs(e) = pq < PQ ? dy[(size_t(n) * K + k) * PQ + pq] : 0.f;
+      });
+    }
     // A CPU's micro-tiles overwrite the columns (K >= 1: one pass), the GPU's add to zeros.
     if constexpr (!kOnHost)
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TM * TN), [&](int e) { cs(e) = 0.f; });
@@ -159,66 +172,14 @@ DataGradPath forced_data_grad_path() {
   return path;
 }
 
-// PCNN_KOKKOS_WGRAD=few|gemm forces one weight-gradient path on any space (tests run the GPU's
-// "few" path on the host this way); unset or anything else: the heuristic.
-enum class WeightGradPath { Auto, Few, Gemm };
-WeightGradPath forced_weight_grad_path() {
-  static const WeightGradPath path = [] {
+// PCNN_KOKKOS_WGRAD=gemm forces the implicit-GEMM weight gradient where the CPU would take its
+// direct one (tests run it on the host this way); unset or anything else: the heuristic.
+bool forced_weight_grad_gemm() {
+  static const bool gemm = [] {
     const char* v = std::getenv("PCNN_KOKKOS_WGRAD");
-    const std::string name = v ? v : "";
-    return name == "few" ? WeightGradPath::Few
-           : name == "gemm" ? WeightGradPath::Gemm
-                            : WeightGradPath::Auto;
+    return v && std::string(v) == "gemm";
   }();
-  return path;
-}
-
-// Weight gradient of a layer with few weights and a long reduction (a first layer: LeNet-5's
-// conv1 has 150 weights summed over N*784 products each). The GEMM engine's tiles are mostly
-// padding there (M = 6 filters), so 0.48 ms went to a product of 6 x 25 (H200, batch 1024).
-// Here a team takes a group of images and its threads one weight each; a thread's vector lanes
-// stride over the output pixels of every image of the group, reading dy and the padded x where
-// they lie (the planes stay in L1 across the team's weights), and reduce once at the end. The
-// group's sums go to `partial`; a second kernel adds the groups in order (deterministic).
-struct WeightGradFew {
-  Conv2dShape s;
-  int P, Q, PQ, Hp, Wp, CRS, KCRS, images_per_group;
-  const float* xp;  // x padded by s.pad (N,C,Hp,Wp)
-  const float* dy;  // (N,K,P,Q)
-  float* partial;   // (groups, KCRS)
-
-  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    const int g = team.league_rank();
-    const int n0 = g * images_per_group, n1 = imin(s.N, n0 + images_per_group);
-    constexpr int lanes = kOnHost ? 1 : 32;  // the policy's vector length (weight_grad_few)
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, KCRS), [&](int e) {
-      const int k = e / CRS, crs = e - k * CRS, c = crs / (s.R * s.S), rs = crs - c * s.R * s.S;
-      const int r = rs / s.S, t = rs - r * s.S;
-      float sum = 0.f;
-      Kokkos::parallel_reduce(Kokkos::ThreadVectorRange(team, lanes), [&](int lane, float& acc) {
-        for (int n = n0; n < n1; ++n) {
-          const float* dyk = dy + (size_t(n) * s.K + k) * PQ;
-          const float* xc = xp + (size_t(n) * s.C + c) * Hp * Wp + r * Wp + t;
-          int p = lane / Q, q = lane - (lane / Q) * Q;
-          for (int pq = lane; pq < PQ; pq += lanes) {
-            acc += dyk[pq] * xc[p * s.stride * Wp + q * s.stride];
-            q += lanes;
-            while (q >= Q) { q -= Q; ++p; }
-          }
-        }
-      }, sum);
-      Kokkos::single(Kokkos::PerThread(team), [&] { partial[size_t(g) * KCRS + e] = sum; });
-    });
-  }
-};
-
-// Whether the few-weights path suits this shape: on a GPU, a layer whose weights fit a few
-// teams' threads and whose reduction is long (measured: notes/tuning-kokkos.md).
-bool has_weight_grad_few(const Conv2dShape& s) {
-  const WeightGradPath forced = forced_weight_grad_path();
-  if (forced != WeightGradPath::Auto) return forced == WeightGradPath::Few;
-  const int64_t weights = int64_t(s.K) * s.C * s.R * s.S;
-  return !kOnHost && weights <= 1024 && int64_t(s.N) * s.P() * s.Q() >= 64 * weights;
+  return gemm;
 }
 
 // Whether the CPU weight gradient has a direct version for this shape (see below).
@@ -421,9 +382,7 @@ void KokkosBackend::conv2d_backward_weights(const Conv2dShape& s, const float* x
   PCNN_KK_REGION(conv2d_backward_weights);
   const int P = s.P(), Q = s.Q(), PQ = P * Q, CRS = s.C * s.R * s.S;
   const int Hp = s.H + 2 * s.pad, Wp = s.W + 2 * s.pad;
-  if (kk::has_weight_grad_few(s)) {
-    weight_grad_few(s, x, dy, dw);
-  } else if (has_weight_grad_direct(s) && kk::forced_weight_grad_path() != kk::WeightGradPath::Gemm) {
+  if (has_weight_grad_direct(s) && !kk::forced_weight_grad_gemm()) {
     weight_grad_direct(s, x, dy, dw);
   } else {
     const float* xp = padded_input(s, x);
@@ -616,37 +575,6 @@ void KokkosBackend::weight_grad_direct(const Conv2dShape& s, const float* x, con
              : kk::weight_grad_direct<5, 32>(s, x, dy, xq, partial, groups);
   // Group partial sums, in group order.
   Kokkos::parallel_for("pcnn::conv2d_backward_weights[group_sum]", range(KCRS),
-                       KOKKOS_LAMBDA(size_t e) {
-    float sum = 0.f;
-    for (int g = 0; g < groups; ++g) sum += partial[size_t(g) * KCRS + e];
-    dw[e] = sum;
-  });
-}
-
-void KokkosBackend::weight_grad_few(const Conv2dShape& s, const float* x, const float* dy,
-                                    float* dw) {
-  const int CRS = s.C * s.R * s.S, KCRS = s.K * CRS;
-  // Enough teams to fill the device (a few hundred on a GPU), at least one image each.
-  const int target = kOnHost ? ExecSpace().concurrency() : 512;
-  const int per_group = std::max(1, (s.N + target - 1) / target);
-  const int groups = (s.N + per_group - 1) / per_group;
-  float* partial = workspace(kPartials, size_t(groups) * KCRS);
-  const kk::WeightGradFew kernel{s,
-                                 s.P(),
-                                 s.Q(),
-                                 s.P() * s.Q(),
-                                 s.H + 2 * s.pad,
-                                 s.W + 2 * s.pad,
-                                 CRS,
-                                 KCRS,
-                                 per_group,
-                                 padded_input(s, x),
-                                 dy,
-                                 partial};
-  Kokkos::parallel_for("pcnn::conv2d_backward_weights[few]",
-                       kOnHost ? kk::team_policy(groups, 1) : kk::team_policy(groups, 8, 32),
-                       kernel);
-  Kokkos::parallel_for("pcnn::conv2d_backward_weights[few_sum]", kk::range(KCRS),
                        KOKKOS_LAMBDA(size_t e) {
     float sum = 0.f;
     for (int g = 0; g < groups; ++g) sum += partial[size_t(g) * KCRS + e];

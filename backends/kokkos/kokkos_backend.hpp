@@ -62,8 +62,6 @@ class KokkosBackend : public Backend {
  public:  // holds a Kokkos lambda, which nvcc allows only in public member functions
   // The CPU weight gradient as a direct correlation (conv2d.cpp).
   void weight_grad_direct(const Conv2dShape& s, const float* x, const float* dy, float* dw);
-  // GPU weight gradient of a layer with few weights (conv2d.cpp)
-  void weight_grad_few(const Conv2dShape& s, const float* x, const float* dy, float* dw);
 
  private:
   // The CPU forward as a direct correlation, for the shapes it suits (conv2d.cpp).
