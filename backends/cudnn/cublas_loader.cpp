@@ -39,7 +39,3 @@ PCNN_CUBLAS_FORWARD(cublasSgemv_v2,
                     (handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy))
 
 PCNN_DYNAMIC_ERROR_STRING(cublas_library(), "cuBLAS", cublasGetStatusString, cublasStatus_t)
-
-namespace pcnn::vendor {
-void open_cublas_library() { (void)cublas_library(); }
-}  // namespace pcnn::vendor

@@ -35,20 +35,10 @@ Owner create_handle(Create create, Status ok, Describe describe, const char* cal
   return Owner(handle);
 }
 
-// The libraries are opened before the base creates the CUDA context. Opened after it (on the
-// first cuDNN call, as the loaders would), cuDNN's kernels ran as if CUDA_MODULE_LOADING=EAGER
-// were set: Simard 2003's replayed step at batch 1024 took 0.475 ms instead of 0.420 on the
-// H200, the same 0.465 that the linked library gives under EAGER (notes/measurements.md).
-int with_libraries_open(int device) {
-  vendor::open_cudnn_library();
-  vendor::open_cublas_library();
-  return device;
-}
-
 }  // namespace
 
 // The base has found the GPU, made it current and created the stream.
-CudnnBackend::CudnnBackend(int device) : CudaBackend(with_libraries_open(device)) {
+CudnnBackend::CudnnBackend(int device) : CudaBackend(device) {
   const std::string algo = env_or("PCNN_CUDNN_ALGO", "find");
   PCNN_CHECK(algo == "find" || algo == "heuristic",
              "PCNN_CUDNN_ALGO must be 'find' or 'heuristic', got '" << algo << "'");

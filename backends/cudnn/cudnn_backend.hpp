@@ -57,10 +57,6 @@ struct ConvPlan {
   ConvChoice<cudnnConvolutionBwdFilterAlgo_t> backward_filter;
 };
 
-// Open cuDNN and cuBLAS (their loaders, *_loader.cpp), without calling into them.
-void open_cudnn_library();
-void open_cublas_library();
-
 }  // namespace vendor
 
 class CudnnBackend : public CudaBackend {

@@ -159,7 +159,3 @@ extern "C" void cudnnGetLastErrorString(char* message, size_t max_size) {
   if (fn) return fn(message, max_size);
   if (max_size > 0) message[0] = '\0';
 }
-
-namespace pcnn::vendor {
-void open_cudnn_library() { (void)cudnn_library(); }
-}  // namespace pcnn::vendor
