@@ -218,11 +218,10 @@ BatchnormLaunch batchnorm_launch(cuda::CudaContext& ctx, int N, int C, int HW, b
 
 }  // namespace
 
-void CudaBackend::batchnorm_forward_train(int N, int C, int HW, Activation act, float eps,
-                                          float momentum, const float* x, const float* gamma,
-                                          const float* beta, float* y, float* save_mean,
-                                          float* save_inv_std, float* running_mean,
-                                          float* running_var) {
+void CudaBackend::batchnorm_forward_train(
+    int N, int C, int HW, Activation act, float eps, float momentum, const float* x,
+    const float* gamma, const float* beta, float* y, float* save_mean, float* save_inv_std,
+    float* running_mean, float* running_var) {
   ctx_.bind();
   if (size_t(N) * C * HW == 0) return;
   const BatchnormLaunch l = batchnorm_launch(ctx_, N, C, HW, true);
@@ -238,10 +237,9 @@ void CudaBackend::batchnorm_forward_train(int N, int C, int HW, Activation act, 
   });
 }
 
-void CudaBackend::batchnorm_forward_infer(int N, int C, int HW, Activation act, float eps,
-                                          const float* x, const float* gamma, const float* beta,
-                                          const float* running_mean, const float* running_var,
-                                          float* y) {
+void CudaBackend::batchnorm_forward_infer(
+    int N, int C, int HW, Activation act, float eps, const float* x, const float* gamma,
+    const float* beta, const float* running_mean, const float* running_var, float* y) {
   ctx_.bind();
   if (size_t(N) * C * HW == 0) return;
   const BatchnormLaunch l = batchnorm_launch(ctx_, N, C, HW, false);
@@ -253,10 +251,10 @@ void CudaBackend::batchnorm_forward_infer(int N, int C, int HW, Activation act, 
   });
 }
 
-void CudaBackend::batchnorm_backward(int N, int C, int HW, Activation act, const float* x,
-                                     const float* y, const float* dy, const float* gamma,
-                                     const float* save_mean, const float* save_inv_std, float* dx,
-                                     float* dgamma, float* dbeta) {
+void CudaBackend::batchnorm_backward(
+    int N, int C, int HW, Activation act, const float* x, const float* y, const float* dy,
+    const float* gamma, const float* save_mean, const float* save_inv_std, float* dx, float* dgamma,
+    float* dbeta) {
   ctx_.bind();
   if (size_t(N) * C * HW == 0) return;
   const BatchnormLaunch l = batchnorm_launch(ctx_, N, C, HW, true);

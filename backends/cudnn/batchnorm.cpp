@@ -20,11 +20,10 @@ void CudnnBackend::set_batchnorm(int N, int C, int HW) {
   vendor::set_nchw(*desc_b_, 1, C, 1, 1);
 }
 
-void CudnnBackend::batchnorm_forward_train(int N, int C, int HW, Activation act, float eps,
-                                           float momentum, const float* x, const float* gamma,
-                                           const float* beta, float* y, float* save_mean,
-                                           float* save_inv_std, float* running_mean,
-                                           float* running_var) {
+void CudnnBackend::batchnorm_forward_train(
+    int N, int C, int HW, Activation act, float eps, float momentum, const float* x,
+    const float* gamma, const float* beta, float* y, float* save_mean, float* save_inv_std,
+    float* running_mean, float* running_var) {
   if (size_t(N) * HW < 2)
     return CudaBackend::batchnorm_forward_train(N, C, HW, act, eps, momentum, x, gamma, beta, y,
                                                 save_mean, save_inv_std, running_mean, running_var);
@@ -37,10 +36,9 @@ void CudnnBackend::batchnorm_forward_train(int N, int C, int HW, Activation act,
   if (act != Activation::None) activation_forward(act, size_t(N) * C * HW, y, y);
 }
 
-void CudnnBackend::batchnorm_forward_infer(int N, int C, int HW, Activation act, float eps,
-                                           const float* x, const float* gamma, const float* beta,
-                                           const float* running_mean, const float* running_var,
-                                           float* y) {
+void CudnnBackend::batchnorm_forward_infer(
+    int N, int C, int HW, Activation act, float eps, const float* x, const float* gamma,
+    const float* beta, const float* running_mean, const float* running_var, float* y) {
   context().bind();
   set_batchnorm(N, C, HW);
   const float one = 1.f, zero = 0.f;
@@ -50,10 +48,10 @@ void CudnnBackend::batchnorm_forward_infer(int N, int C, int HW, Activation act,
   if (act != Activation::None) activation_forward(act, size_t(N) * C * HW, y, y);
 }
 
-void CudnnBackend::batchnorm_backward(int N, int C, int HW, Activation act, const float* x,
-                                      const float* y, const float* dy, const float* gamma,
-                                      const float* save_mean, const float* save_inv_std, float* dx,
-                                      float* dgamma, float* dbeta) {
+void CudnnBackend::batchnorm_backward(
+    int N, int C, int HW, Activation act, const float* x, const float* y, const float* dy,
+    const float* gamma, const float* save_mean, const float* save_inv_std, float* dx, float* dgamma,
+    float* dbeta) {
   if (dx == nullptr || size_t(N) * HW < 2)
     return CudaBackend::batchnorm_backward(N, C, HW, act, x, y, dy, gamma, save_mean, save_inv_std,
                                            dx, dgamma, dbeta);

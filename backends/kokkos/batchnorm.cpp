@@ -17,11 +17,10 @@ KOKKOS_INLINE_FUNCTION size_t channel_at(int j, int c, int C, int HW) {
 }  // namespace
 
 // x (N,C,HW) -> y (N,C,HW), save_mean, save_inv_std (C); running_mean, running_var updated
-void KokkosBackend::batchnorm_forward_train(int N, int C, int HW, Activation act, float eps,
-                                            float momentum, const float* x, const float* gamma,
-                                            const float* beta, float* y, float* save_mean,
-                                            float* save_inv_std, float* running_mean,
-                                            float* running_var) {
+void KokkosBackend::batchnorm_forward_train(
+    int N, int C, int HW, Activation act, float eps, float momentum, const float* x,
+    const float* gamma, const float* beta, float* y, float* save_mean, float* save_inv_std,
+    float* running_mean, float* running_var) {
   PCNN_KK_REGION(batchnorm_forward_train);
   const int M = N * HW;
   Kokkos::parallel_for("pcnn::batchnorm_forward_train", team_policy(C, row_team_size()),
@@ -52,10 +51,9 @@ void KokkosBackend::batchnorm_forward_train(int N, int C, int HW, Activation act
 }
 
 // x (N,C,HW) -> y (N,C,HW) with the running statistics
-void KokkosBackend::batchnorm_forward_infer(int N, int C, int HW, Activation act, float eps,
-                                            const float* x, const float* gamma, const float* beta,
-                                            const float* running_mean, const float* running_var,
-                                            float* y) {
+void KokkosBackend::batchnorm_forward_infer(
+    int N, int C, int HW, Activation act, float eps, const float* x, const float* gamma,
+    const float* beta, const float* running_mean, const float* running_var, float* y) {
   PCNN_KK_REGION(batchnorm_forward_infer);
   Kokkos::parallel_for("pcnn::batchnorm_forward_infer", range(size_t(N) * C * HW),
                        KOKKOS_LAMBDA(size_t i) {
@@ -67,10 +65,10 @@ void KokkosBackend::batchnorm_forward_infer(int N, int C, int HW, Activation act
 }
 
 // x, y, dy (N,C,HW) -> dgamma, dbeta (C); dx (N,C,HW) unless nullptr. g: dy through act.
-void KokkosBackend::batchnorm_backward(int N, int C, int HW, Activation act, const float* x,
-                                       const float* y, const float* dy, const float* gamma,
-                                       const float* save_mean, const float* save_inv_std, float* dx,
-                                       float* dgamma, float* dbeta) {
+void KokkosBackend::batchnorm_backward(
+    int N, int C, int HW, Activation act, const float* x, const float* y, const float* dy,
+    const float* gamma, const float* save_mean, const float* save_inv_std, float* dx, float* dgamma,
+    float* dbeta) {
   PCNN_KK_REGION(batchnorm_backward);
   const int M = N * HW;
   Kokkos::parallel_for("pcnn::batchnorm_backward", team_policy(C, row_team_size()),

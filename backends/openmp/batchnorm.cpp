@@ -33,11 +33,10 @@ void for_channels(int threads, int N, int C, int HW, F&& body) {
 }  // namespace
 
 // x (N,C,HW) -> y (N,C,HW), save_mean, save_inv_std (C); running_mean, running_var updated
-void OpenMPBackend::batchnorm_forward_train(int N, int C, int HW, Activation act, float eps,
-                                            float momentum, const float* x, const float* gamma,
-                                            const float* beta, float* y, float* save_mean,
-                                            float* save_inv_std, float* running_mean,
-                                            float* running_var) {
+void OpenMPBackend::batchnorm_forward_train(
+    int N, int C, int HW, Activation act, float eps, float momentum, const float* x,
+    const float* gamma, const float* beta, float* y, float* save_mean, float* save_inv_std,
+    float* running_mean, float* running_var) {
   const long long M = (long long)N * HW;
   for_channels(threads_, N, C, HW, [&](int c) {
     const float mean = float(channel_sum(N, C, HW, c, [&](size_t at) {
@@ -65,10 +64,9 @@ void OpenMPBackend::batchnorm_forward_train(int N, int C, int HW, Activation act
 }
 
 // x (N,C,HW) -> y (N,C,HW) with the running statistics: element-wise, rows split over the team
-void OpenMPBackend::batchnorm_forward_infer(int N, int C, int HW, Activation act, float eps,
-                                            const float* x, const float* gamma, const float* beta,
-                                            const float* running_mean, const float* running_var,
-                                            float* y) {
+void OpenMPBackend::batchnorm_forward_infer(
+    int N, int C, int HW, Activation act, float eps, const float* x, const float* gamma,
+    const float* beta, const float* running_mean, const float* running_var, float* y) {
   const int team = omp::team_for(size_t(N) * C * HW, threads_);
 #pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
   for (int nc = 0; nc < N * C; ++nc) {
@@ -83,10 +81,10 @@ void OpenMPBackend::batchnorm_forward_infer(int N, int C, int HW, Activation act
 
 // x, y, dy (N,C,HW) -> dgamma, dbeta (C); dx (N,C,HW) unless nullptr. With an activation the
 // gradient through it is formed in each pass (the plain dy keeps the vectorised sum).
-void OpenMPBackend::batchnorm_backward(int N, int C, int HW, Activation act, const float* x,
-                                       const float* y, const float* dy, const float* gamma,
-                                       const float* save_mean, const float* save_inv_std, float* dx,
-                                       float* dgamma, float* dbeta) {
+void OpenMPBackend::batchnorm_backward(
+    int N, int C, int HW, Activation act, const float* x, const float* y, const float* dy,
+    const float* gamma, const float* save_mean, const float* save_inv_std, float* dx, float* dgamma,
+    float* dbeta) {
   const long long M = (long long)N * HW;
   for_channels(threads_, N, C, HW, [&](int c) {
     const float mean = save_mean[c], inv_std = save_inv_std[c];

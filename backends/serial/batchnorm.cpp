@@ -20,11 +20,10 @@ void for_channel(int N, int C, int HW, int c, F&& f) {
 }  // namespace
 
 // x (N,C,HW) -> y (N,C,HW), save_mean, save_inv_std (C); running_mean, running_var updated
-void SerialBackend::batchnorm_forward_train(int N, int C, int HW, Activation act, float eps,
-                                            float momentum, const float* x, const float* gamma,
-                                            const float* beta, float* y, float* save_mean,
-                                            float* save_inv_std, float* running_mean,
-                                            float* running_var) {
+void SerialBackend::batchnorm_forward_train(
+    int N, int C, int HW, Activation act, float eps, float momentum, const float* x,
+    const float* gamma, const float* beta, float* y, float* save_mean, float* save_inv_std,
+    float* running_mean, float* running_var) {
   const long long M = (long long)N * HW;
   for (int c = 0; c < C; ++c) {
     double sum = 0;
@@ -46,10 +45,9 @@ void SerialBackend::batchnorm_forward_train(int N, int C, int HW, Activation act
 }
 
 // x (N,C,HW) -> y (N,C,HW) with the running statistics
-void SerialBackend::batchnorm_forward_infer(int N, int C, int HW, Activation act, float eps,
-                                            const float* x, const float* gamma, const float* beta,
-                                            const float* running_mean, const float* running_var,
-                                            float* y) {
+void SerialBackend::batchnorm_forward_infer(
+    int N, int C, int HW, Activation act, float eps, const float* x, const float* gamma,
+    const float* beta, const float* running_mean, const float* running_var, float* y) {
   for (int c = 0; c < C; ++c) {
     const float inv_std = batchnorm_inv_std(running_var[c], eps);
     for_channel(N, C, HW, c, [&](size_t i) {
@@ -59,10 +57,10 @@ void SerialBackend::batchnorm_forward_infer(int N, int C, int HW, Activation act
 }
 
 // x, y, dy (N,C,HW) -> dgamma, dbeta (C); dx (N,C,HW) unless nullptr. g: dy through act.
-void SerialBackend::batchnorm_backward(int N, int C, int HW, Activation act, const float* x,
-                                       const float* y, const float* dy, const float* gamma,
-                                       const float* save_mean, const float* save_inv_std, float* dx,
-                                       float* dgamma, float* dbeta) {
+void SerialBackend::batchnorm_backward(
+    int N, int C, int HW, Activation act, const float* x, const float* y, const float* dy,
+    const float* gamma, const float* save_mean, const float* save_inv_std, float* dx, float* dgamma,
+    float* dbeta) {
   const long long M = (long long)N * HW;
   for (int c = 0; c < C; ++c) {
     const float mean = save_mean[c], inv_std = save_inv_std[c];
