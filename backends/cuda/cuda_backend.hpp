@@ -19,7 +19,9 @@ namespace pcnn {
 
 class CudaBackend : public Backend {
  public:
-  explicit CudaBackend(int device);  // throws Unavailable without a usable GPU
+  // Throws Unavailable without a usable GPU.
+  explicit CudaBackend(int device,
+                       cuda::ModuleLoading loading = cuda::ModuleLoading::Eager);
 
   // The launchers' context (stream, scratch): for derived backends and the kernel lab.
   cuda::CudaContext& context() { return ctx_; }
