@@ -19,6 +19,10 @@ namespace {
 
 // The default per-block limit (no opt-in needed) less room for the kernels' static shared memory.
 constexpr int kMaxSmemFloats = (48 * 1024 - 256) / 4;
+// What a data-gradient block may opt in to when its d(act_out) staging alone outgrows the
+// default (32 filters of 10x10 outputs with the strip path's halo: 58 KB): two such blocks still
+// fit an SM of Hopper or Ampere (228 / 164 KB), and the fused kernel runs one a SM anyway.
+constexpr int kMaxOptInSmemFloats = (99 * 1024 - 256) / 4;
 constexpr int kDxStrip = 7;  // dx outputs along w per thread (unit stride, 5x5): 14-wide rows = 2 strips
 // 512 threads, 1 block/SM minimum: ptxas (CUDA 13) then allows 128 registers, and the
 // register tiles of these kernels do not spill (it did with a bare 1024 or 512 bound).
@@ -464,26 +468,45 @@ FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool 
   if (want_dx) {
     int ctiles = plan.dx_c_tiles ? plan.dx_c_tiles : ceil_div(2 * ctx.sm_count(), s.N);
     ctiles = ctiles < 1 ? 1 : (ctiles > s.C ? s.C : ctiles);
-    f.ct = ceil_div(s.C, ctiles);
+    const int ct = ceil_div(s.C, ctiles);
+    f.ct = ct;
     while (DxLayout(s, f.ct).total > kMaxSmemFloats && f.ct > 1) f.ct = ceil_div(f.ct, 2);
+    if (DxLayout(s, f.ct).total > kMaxSmemFloats && ctx.smem_optin_floats() >= kMaxOptInSmemFloats) {
+      // Too many filters for the default: opt in, with the channel tile the opt-in allows (each
+      // block stages all of an image's d(act_out), so a wide tile shares it among more channels).
+      f.ct = ct;
+      while (DxLayout(s, f.ct).total > kMaxOptInSmemFloats && f.ct > 1) f.ct = ceil_div(f.ct, 2);
+    }
     f.ctiles = ceil_div(s.C, f.ct);
     f.dx_blocks = s.N * f.ctiles;
     const int dx_floats = DxLayout(s, f.ct).total;
     if (dx_floats > f.smem_floats) f.smem_floats = dx_floats;
   }
-  f.ok = f.smem_floats <= kMaxSmemFloats;
+  f.ok = f.smem_floats <= kMaxSmemFloats ||
+         (f.smem_floats <= kMaxOptInSmemFloats && ctx.smem_optin_floats() >= kMaxOptInSmemFloats);
   return f;
+}
+
+template <int KT, bool kUnit, int RS>
+void launch_fused(CudaContext& ctx, const FusedPlan& f, const FusedArgs& a) {
+  const size_t smem = size_t(f.smem_floats) * sizeof(float);
+  const int blocks = f.dw_blocks + f.dx_blocks;
+  if (f.smem_floats > kMaxSmemFloats) {
+    // Past the default the kernel must be allowed more, once (a function attribute, not a
+    // stream operation); plan_fused checked that the device has it.
+    static const cudaError_t opt_in = cudaFuncSetAttribute(
+        conv2d_backward_kernel_fused<KT, kUnit, RS>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        kMaxOptInSmemFloats * int(sizeof(float)));
+    PCNN_CUDA_CHECK(opt_in);
+  }
+  conv2d_backward_kernel_fused<KT, kUnit, RS><<<blocks, f.threads, smem, ctx.stream()>>>(a);
+  PCNN_CUDA_CHECK_LAUNCH("conv2d_backward_kernel_fused");
 }
 
 template <int KT, bool kUnit>
 void launch_fused_rs(CudaContext& ctx, const FusedPlan& f, const FusedArgs& a) {
-  const size_t smem = size_t(f.smem_floats) * sizeof(float);
-  const int blocks = f.dw_blocks + f.dx_blocks;
-  if (a.s.R == 5 && a.s.S == 5)
-    conv2d_backward_kernel_fused<KT, kUnit, 5><<<blocks, f.threads, smem, ctx.stream()>>>(a);
-  else
-    conv2d_backward_kernel_fused<KT, kUnit, 0><<<blocks, f.threads, smem, ctx.stream()>>>(a);
-  PCNN_CUDA_CHECK_LAUNCH("conv2d_backward_kernel_fused");
+  if (a.s.R == 5 && a.s.S == 5) launch_fused<KT, kUnit, 5>(ctx, f, a);
+  else launch_fused<KT, kUnit, 0>(ctx, f, a);
 }
 
 template <int KT>

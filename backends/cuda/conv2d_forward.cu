@@ -325,18 +325,24 @@ Choice choose(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
   const int groups = ceil_div(s.K, ch.kpt);
   // Blocks per image: enough for two blocks per multiprocessor, each at most 1024 threads.
   const int per_block_items = variant == ConvFwdVariant::Ring ? s.Q() / ch.pw : npos;
+  const auto smem_floats = [&](int kt) {
+    return variant == ConvFwdVariant::Ring ? RingLayout(s, ch.pw, kt).total
+                                           : TiledLayout(s, kt).total;
+  };
   int ktiles = plan.k_tiles;
   if (!ktiles) {
+    // ... and more when the block's filters would not fit in shared memory (16 channels x 32
+    // filters of 5x5 at batch 1024 asked for one tile of all 32: 62 KB).
     ktiles = 1;
     while (ktiles < groups && (s.N * ktiles < 2 * ctx.sm_count() ||
-                               ceil_div(groups, ktiles) * per_block_items > kMaxThreads))
+                               ceil_div(groups, ktiles) * per_block_items > kMaxThreads ||
+                               smem_floats(ceil_div(groups, ktiles) * ch.kpt) > kMaxSmemFloats))
       ++ktiles;
   }
   ch.ktiles = ktiles < groups ? ktiles : groups;
   ch.kt = ceil_div(groups, ch.ktiles) * ch.kpt;
   ch.ktiles = ceil_div(s.K, ch.kt);
-  ch.smem_floats = variant == ConvFwdVariant::Ring ? RingLayout(s, ch.pw, ch.kt).total
-                                                   : TiledLayout(s, ch.kt).total;
+  ch.smem_floats = smem_floats(ch.kt);
   return ch;
 }
 

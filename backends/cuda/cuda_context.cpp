@@ -63,6 +63,7 @@ CudaContext::CudaContext(int device, ModuleLoading loading) : device_(device) {
     name_ = std::string(prop.name) + " (CUDA driver " + version(driver) + ", runtime " +
             version(runtime) + ")";
     sm_count_ = prop.multiProcessorCount;
+    smem_optin_floats_ = int(prop.sharedMemPerBlockOptin / sizeof(float));
     PCNN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     counters_ = static_cast<unsigned*>(malloc_device(kCounters * sizeof(unsigned)));
     PCNN_CUDA_CHECK(cudaMemsetAsync(counters_, 0, kCounters * sizeof(unsigned), stream_));

@@ -35,6 +35,8 @@ class CudaContext {
   cudaStream_t stream() const { return stream_; }
   int device() const { return device_; }
   int sm_count() const { return sm_count_; }
+  // Shared memory a block may opt in to (cudaFuncAttributeMaxDynamicSharedMemorySize), in floats.
+  int smem_optin_floats() const { return smem_optin_floats_; }
   const std::string& device_name() const { return name_; }
 
   // Makes this context's GPU the calling thread's current device (a no-op when it already is):
@@ -77,6 +79,7 @@ class CudaContext {
 
   int device_ = 0;
   int sm_count_ = 1;
+  int smem_optin_floats_ = 0;
   std::string name_;
   cudaStream_t stream_ = nullptr;
   unsigned* counters_ = nullptr;
