@@ -37,6 +37,30 @@ constexpr bool kOnHost = std::is_same<MemSpace, Kokkos::HostSpace>::value;
 
 inline RangePolicy range(size_t n) { return RangePolicy(exec(), 0, n); }
 
+// Work of one iteration, or of one team of one thread (a counter, the loss of a whole batch):
+// on a CPU it runs on the calling thread (Kokkos::Serial) instead of in a parallel region whose
+// other threads only wait at its end (a region costs a fork and a barrier of every thread: at 16
+// threads a visible share of a small step); on a GPU it is a kernel on the backend's stream.
+#ifdef KOKKOS_ENABLE_SERIAL
+using SoloSpace = std::conditional_t<kOnHost, Kokkos::Serial, ExecSpace>;
+#else
+using SoloSpace = ExecSpace;
+#endif
+using SoloTeamPolicy = Kokkos::TeamPolicy<SoloSpace, LaunchHint>;
+using SoloMember = SoloTeamPolicy::member_type;
+template <class Space = SoloSpace>
+Space solo_exec() {
+  if constexpr (std::is_same<Space, ExecSpace>::value) return exec();
+  else return Space();
+}
+inline Kokkos::RangePolicy<SoloSpace, LaunchHint> solo_range() {
+  return Kokkos::RangePolicy<SoloSpace, LaunchHint>(solo_exec(), 0, 1);
+}
+// One team: of one thread on a CPU, of gpu_team_size threads on a GPU.
+inline SoloTeamPolicy solo_team(int gpu_team_size) {
+  return SoloTeamPolicy(solo_exec(), 1, kOnHost ? 1 : gpu_team_size);
+}
+
 // One team per row of a 2-D loop, the row's elements across the team's vector lanes
 // (Kokkos::ThreadVectorRange): a CPU thread runs each row as one loop the compiler vectorises,
 // a GPU warp covers it in coalesced steps. Rows are then decoded once, not per element.

@@ -16,8 +16,8 @@ void KokkosBackend::softmax_cross_entropy(int N, int K, const float* logits,
                                           const int32_t* labels, float* dlogits,
                                           float* metrics) {
   PCNN_KK_REGION(softmax_cross_entropy);
-  Kokkos::parallel_for("pcnn::softmax_cross_entropy", team_policy(1, kOnHost ? 1 : 512),
-                       KOKKOS_LAMBDA(const Member& team) {
+  Kokkos::parallel_for("pcnn::softmax_cross_entropy", solo_team(512),
+                       KOKKOS_LAMBDA(const SoloMember& team) {
     double loss = 0.0;
     int correct = 0;
     Kokkos::parallel_reduce(Kokkos::TeamThreadRange(team, N), [&](int n, double& acc) {

@@ -65,7 +65,7 @@ void KokkosBackend::adam_update(size_t n, float* params, const float* grads, flo
 // *counter += 1, on the device
 void KokkosBackend::increment(int32_t* counter) {
   PCNN_KK_REGION(increment);
-  Kokkos::parallel_for("pcnn::increment", range(1), KOKKOS_LAMBDA(size_t) { *counter += 1; });
+  Kokkos::parallel_for("pcnn::increment", solo_range(), KOKKOS_LAMBDA(size_t) { *counter += 1; });
 }
 
 }  // namespace pcnn

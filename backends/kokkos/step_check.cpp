@@ -20,7 +20,7 @@ void KokkosBackend::check_step(size_t n, const float* grads, const int32_t* step
                           KOKKOS_LAMBDA(size_t i, uint32_t& lowest) {
     if (!is_finite_float(grads[i]) && uint32_t(i) < lowest) lowest = uint32_t(i);
   }, Kokkos::Min<uint32_t, MemSpace>(first_bad));
-  Kokkos::parallel_for("pcnn::check_step[finish]", range(1), KOKKOS_LAMBDA(size_t) {
+  Kokkos::parallel_for("pcnn::check_step[finish]", solo_range(), KOKKOS_LAMBDA(size_t) {
     finish_step_check(first_bad(), *step, metrics, hyper);
   });
 }
