@@ -9,7 +9,7 @@
 
 namespace pcnn {
 
-CudaBackend::CudaBackend(int device, cuda::ModuleLoading loading) : ctx_(device, loading) {}
+CudaBackend::CudaBackend(int device) : ctx_(device) {}
 
 // ---- memory -----------------------------------------------------------------------------
 

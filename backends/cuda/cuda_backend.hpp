@@ -19,9 +19,7 @@ namespace pcnn {
 
 class CudaBackend : public Backend {
  public:
-  // Throws Unavailable without a usable GPU.
-  explicit CudaBackend(int device,
-                       cuda::ModuleLoading loading = cuda::ModuleLoading::Eager);
+  explicit CudaBackend(int device);  // throws Unavailable without a usable GPU
 
   // The launchers' context (stream, scratch): for derived backends and the kernel lab.
   cuda::CudaContext& context() { return ctx_; }

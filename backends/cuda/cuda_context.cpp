@@ -2,7 +2,6 @@
 // the reduction counters.
 #include "backends/cuda/cuda_context.hpp"
 
-#include <cstdlib>
 #include <string>
 #include <utility>
 
@@ -31,13 +30,7 @@ void* malloc_device(size_t bytes) {
   return p;
 }
 
-CudaContext::CudaContext(int device, ModuleLoading loading) : device_(device) {
-  // Lazy loading costs a LeNet-5 run 0.11 s over its first two steps (every kernel loaded at its
-  // first launch, one at a time); eager loading adds 0.03 s to the start-up, which the data
-  // loading overlaps (H200, notes/measurements.md). Only the cuda backend asks for it: cuDNN's
-  // many kernels loaded eagerly made the cudnn step slower there. No effect once CUDA has
-  // started in this process, or when the user chose a mode.
-  if (loading == ModuleLoading::Eager) setenv("CUDA_MODULE_LOADING", "EAGER", /*overwrite=*/0);
+CudaContext::CudaContext(int device) : device_(device) {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess || count == 0) {

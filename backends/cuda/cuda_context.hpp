@@ -17,17 +17,10 @@ namespace pcnn::cuda {
 // cudaMalloc that throws on failure and leaves no stale error for the next launch check.
 void* malloc_device(size_t bytes);
 
-// When CUDA loads the kernels of this process (read by the driver once, at CUDA's start in the
-// process; a CUDA_MODULE_LOADING the user set always wins).
-enum class ModuleLoading {
-  Default,  // CUDA's own default: each kernel at its first launch (lazy)
-  Eager,    // all at start-up, while the data loads beside it (cuda_context.cpp says why)
-};
-
 class CudaContext {
  public:
   // Throws pcnn::Unavailable when there is no usable GPU with this ordinal.
-  explicit CudaContext(int device, ModuleLoading loading = ModuleLoading::Default);
+  explicit CudaContext(int device);
   ~CudaContext();
   CudaContext(const CudaContext&) = delete;
   CudaContext& operator=(const CudaContext&) = delete;

@@ -37,9 +37,8 @@ Owner create_handle(Create create, Status ok, Describe describe, const char* cal
 
 }  // namespace
 
-// The base has found the GPU, made it current and created the stream; CUDA keeps its lazy
-// loading (cuDNN's kernels loaded eagerly slowed the cudnn step: notes/measurements.md).
-CudnnBackend::CudnnBackend(int device) : CudaBackend(device, cuda::ModuleLoading::Default) {
+// The base has found the GPU, made it current and created the stream.
+CudnnBackend::CudnnBackend(int device) : CudaBackend(device) {
   const std::string algo = env_or("PCNN_CUDNN_ALGO", "find");
   PCNN_CHECK(algo == "find" || algo == "heuristic",
              "PCNN_CUDNN_ALGO must be 'find' or 'heuristic', got '" << algo << "'");
