@@ -34,15 +34,26 @@ GemmPlan plan_gemm(int M, int N, int K) {
   g.TM = std::min(std::max(pow2_at_least(M), C::MR), C::kMaxTM);
   g.TN = std::min(std::max(pow2_at_least(N), C::NR), std::max(C::NR, std::min(C::kMaxTN,
                                                                            C::kArea / g.TM)));
+  g.k_per_split = K;
+  const int concurrency = ExecSpace().concurrency();
+  // A CPU whose threads outnumber the tiles and the K slices together (a dense layer at a small
+  // batch on 16 threads: 64 x 120 x 400 was two 32 x 128 tiles, too short a K to split, 2 of 16
+  // threads busy) takes narrower, then shorter tiles, down to one register block.
+  if (kOnHost) {
+    const int max_slices = std::max(1, K / (2 * g.TK));
+    const auto tiles = [&] { return ((M + g.TM - 1) / g.TM) * ((N + g.TN - 1) / g.TN); };
+    while (tiles() * max_slices < concurrency && (g.TN > C::NR || g.TM > C::MR)) {
+      if (g.TN > C::NR && (g.TN >= 2 * g.TM || g.TM == C::MR)) g.TN /= 2;
+      else g.TM /= 2;
+    }
+  }
   g.tm_shift = log2_exact(g.TM);
   g.tn_shift = log2_exact(g.TN);
   g.tiles_m = (M + g.TM - 1) / g.TM;
   g.tiles_n = (N + g.TN - 1) / g.TN;
-  g.k_per_split = K;
 
   // Too few tiles to keep every core (or SM) busy: split K into slices of at least two K steps.
   // The split count depends only on the shape and the machine, so a run is reproducible.
-  const int concurrency = ExecSpace().concurrency();
   // GPU: one team per 256 resident threads; a product of only a few tiles (their teams may be
   // one warp each) gets four times as many, so that its slices fill every SM.
   const int tiles_now = std::max(1, g.tiles_m * g.tiles_n);
