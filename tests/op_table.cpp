@@ -1138,10 +1138,10 @@ void add_fused_conv(std::vector<OpCase>& t, int B) {
                     epilogue(Activation::ReLU, PoolKind::Max)});
   // Channel counts past the default shared memory of the cuda backend's Tiled kernels: 32
   // filters (its data-gradient blocks opt in to more), 64 (its GEMM path).
-  shapes.push_back({"16->32 channels", conv_shape(3, 16, 14, 14, 32, 5, 5, 1, 0),
-                    epilogue(Activation::ReLU, PoolKind::Max)});
-  shapes.push_back({"16->64 channels", conv_shape(2, 16, 14, 14, 64, 5, 5, 1, 0),
-                    epilogue(Activation::ReLU, PoolKind::Max)});
+  for (int filters : {32, 64})
+    shapes.push_back({"16->" + std::to_string(filters) + " channels",
+                      conv_shape(3, 16, 14, 14, filters, 5, 5, 1, 0),
+                      epilogue(Activation::ReLU, PoolKind::Max)});
   shapes.push_back({"16->24 channels stride 2", conv_shape(2, 16, 11, 11, 24, 3, 3, 2, 1),
                     epilogue(Activation::Tanh, PoolKind::None)});
   shapes.push_back({"16->32 channels overlapping pool", conv_shape(2, 16, 12, 12, 32, 3, 3, 1, 1),
