@@ -5,6 +5,9 @@
 // deterministic, no float atomics) and data-gradient blocks (one image x a tile of channels, each
 // thread owning its dx outputs and gathering over filters: contiguous writes, no scatter). Every
 // block computes the d(act_out) it needs from dy and act_out while staging it into shared memory.
+#include <atomic>
+#include <cstdint>
+
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/conv2d.cuh"
 #include "backends/cuda/conv2d_common.cuh"
@@ -492,12 +495,16 @@ void launch_fused(CudaContext& ctx, const FusedPlan& f, const FusedArgs& a) {
   const size_t smem = size_t(f.smem_floats) * sizeof(float);
   const int blocks = f.dw_blocks + f.dx_blocks;
   if (f.smem_floats > kMaxSmemFloats) {
-    // Past the default the kernel must be allowed more, once (a function attribute, not a
-    // stream operation); plan_fused checked that the device has it.
-    static const cudaError_t opt_in = cudaFuncSetAttribute(
-        conv2d_backward_kernel_fused<KT, kUnit, RS>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-        kMaxOptInSmemFloats * int(sizeof(float)));
-    PCNN_CUDA_CHECK(opt_in);
+    // Past the default the kernel must be allowed more, once per device (a function attribute
+    // of the device's context, not a stream operation); plan_fused checked that the device has it.
+    static std::atomic<uint64_t> allowed{0};  // bit d: done on device d
+    const uint64_t bit = ctx.device() < 64 ? uint64_t(1) << ctx.device() : 0;
+    if (!bit || !(allowed.load() & bit)) {
+      PCNN_CUDA_CHECK(cudaFuncSetAttribute(conv2d_backward_kernel_fused<KT, kUnit, RS>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           kMaxOptInSmemFloats * int(sizeof(float))));
+      allowed.fetch_or(bit);
+    }
   }
   conv2d_backward_kernel_fused<KT, kUnit, RS><<<blocks, f.threads, smem, ctx.stream()>>>(a);
   PCNN_CUDA_CHECK_LAUNCH("conv2d_backward_kernel_fused");
