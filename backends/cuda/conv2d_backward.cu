@@ -420,6 +420,9 @@ struct FusedPlan {
 FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool want_dx,
                      const ConvBackwardPlan& plan) {
   FusedPlan f;
+  // What a block may use here: the default, or the opt-in where the device offers it.
+  const int smem_limit =
+      ctx.smem_optin_floats() >= kMaxOptInSmemFloats ? kMaxOptInSmemFloats : kMaxSmemFloats;
   const int items = s.C * s.R * s.S + 1;  // chunk sums per filter: every tap plus the bias
   if (s.C * s.R * s.S / ((s.R == 5 && s.S == 5) ? 5 : 1) + 1 > kMaxThreads) return f;
   if (want_dw) {
@@ -471,22 +474,23 @@ FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool 
   if (want_dx) {
     int ctiles = plan.dx_c_tiles ? plan.dx_c_tiles : ceil_div(2 * ctx.sm_count(), s.N);
     ctiles = ctiles < 1 ? 1 : (ctiles > s.C ? s.C : ctiles);
-    const int ct = ceil_div(s.C, ctiles);
-    f.ct = ct;
-    while (DxLayout(s, f.ct).total > kMaxSmemFloats && f.ct > 1) f.ct = ceil_div(f.ct, 2);
-    if (DxLayout(s, f.ct).total > kMaxSmemFloats && ctx.smem_optin_floats() >= kMaxOptInSmemFloats) {
-      // Too many filters for the default: opt in, with the channel tile the opt-in allows (each
-      // block stages all of an image's d(act_out), so a wide tile shares it among more channels).
-      f.ct = ct;
-      while (DxLayout(s, f.ct).total > kMaxOptInSmemFloats && f.ct > 1) f.ct = ceil_div(f.ct, 2);
-    }
+    // The widest channel tile, halving from the one asked for, whose block fits `limit`.
+    const auto tile_within = [&](int limit) {
+      int ct = ceil_div(s.C, ctiles);
+      while (DxLayout(s, ct).total > limit && ct > 1) ct = ceil_div(ct, 2);
+      return ct;
+    };
+    f.ct = tile_within(kMaxSmemFloats);
+    // Too many filters for the default: opt in, with the channel tile the opt-in allows (each
+    // block stages all of an image's d(act_out), so a wide tile shares it among more channels).
+    if (DxLayout(s, f.ct).total > kMaxSmemFloats && smem_limit > kMaxSmemFloats)
+      f.ct = tile_within(smem_limit);
     f.ctiles = ceil_div(s.C, f.ct);
     f.dx_blocks = s.N * f.ctiles;
     const int dx_floats = DxLayout(s, f.ct).total;
     if (dx_floats > f.smem_floats) f.smem_floats = dx_floats;
   }
-  f.ok = f.smem_floats <= kMaxSmemFloats ||
-         (f.smem_floats <= kMaxOptInSmemFloats && ctx.smem_optin_floats() >= kMaxOptInSmemFloats);
+  f.ok = f.smem_floats <= smem_limit;
   return f;
 }
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Time to accuracy on the GPU machine: runs `pcnn train` once per recipe and prints, for each,
-# the test accuracy after every epoch with the time since the process started, the final
-# accuracy and the whole process's wall time (from /usr/bin/time). A recipe is a line of
-# `pcnn train` options; `#` starts a comment. The first run of each recipe file also fills the
-# decoded-data cache, so it is run twice and the second counts.
+# Time to accuracy on the GPU machine: runs `pcnn train` once per recipe and keeps, for each,
+# the test accuracy after every epoch with the training time so far, the final accuracy and the
+# whole process's wall time (from /usr/bin/time). A recipe is a line of `pcnn train` options;
+# `#` starts a comment. One short run first fills the decoded-data cache, so that no recipe pays
+# for the decode.
 # Usage: scripts/device/time_to_accuracy.sh PCNN RECIPES DATA [OUT_FILE]
 set -uo pipefail
 pcnn=$1 recipes=$2 data=$3 out=${4:-/dev/stdout}
