@@ -2,6 +2,7 @@
 // the reduction counters.
 #include "backends/cuda/cuda_context.hpp"
 
+#include <cstdlib>
 #include <string>
 #include <utility>
 
@@ -58,6 +59,7 @@ CudaContext::CudaContext(int device) : device_(device) {
     sm_count_ = prop.multiProcessorCount;
     smem_optin_floats_ = int(prop.sharedMemPerBlockOptin / sizeof(float));
     PCNN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    reserve_placement_pad();
     counters_ = static_cast<unsigned*>(malloc_device(kCounters * sizeof(unsigned)));
     PCNN_CUDA_CHECK(cudaMemsetAsync(counters_, 0, kCounters * sizeof(unsigned), stream_));
     PCNN_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -68,6 +70,20 @@ CudaContext::CudaContext(int device) : device_(device) {
 }
 
 CudaContext::~CudaContext() { release(); }
+
+// PCNN_PAD_DEVICE_MEMORY=BYTES: that much device memory is taken before anything else, so every
+// later buffer lands elsewhere. A measuring aid: on the H200 the same binary's cudnn step moved by
+// up to 15 % with this shift alone (notes/measurements.md), so a before/after comparison should
+// look at several placements.
+void CudaContext::reserve_placement_pad() {
+  const char* text = std::getenv("PCNN_PAD_DEVICE_MEMORY");
+  if (!text || !*text) return;
+  char* end = nullptr;
+  const unsigned long long bytes = std::strtoull(text, &end, 10);
+  PCNN_CHECK(end && *end == '\0',
+             "PCNN_PAD_DEVICE_MEMORY must be a number of bytes, not '" << text << "'");
+  if (bytes) pad_ = malloc_device(bytes);
+}
 
 void CudaContext::release() noexcept {
   // Errors are ignored on purpose: a destructor must not throw, and after a sticky error every
@@ -80,6 +96,8 @@ void CudaContext::release() noexcept {
   free_retired();
   cudaFree(counters_);
   counters_ = nullptr;
+  cudaFree(pad_);
+  pad_ = nullptr;
   if (stream_) cudaStreamDestroy(stream_);
   stream_ = nullptr;
 }
@@ -89,6 +107,21 @@ void CudaContext::bind() const {
   PCNN_CUDA_CHECK(cudaGetDevice(&current));
   if (current != device_) PCNN_CUDA_CHECK(cudaSetDevice(device_));
 }
+
+namespace {
+
+// PCNN_GRAPH_DOT=PREFIX: each captured step graph is written as PREFIX.N.dot
+// (cudaGraphDebugDotPrint, verbose: every node's kernel and launch shape), to compare two builds.
+void write_graph_dot_if_asked(cudaGraph_t graph) {
+  const char* prefix = std::getenv("PCNN_GRAPH_DOT");
+  if (!prefix || !*prefix || !graph) return;
+  static int written = 0;
+  const std::string path = std::string(prefix) + "." + std::to_string(written++) + ".dot";
+  if (cudaGraphDebugDotPrint(graph, path.c_str(), cudaGraphDebugDotFlagsVerbose) != cudaSuccess)
+    cudaGetLastError();  // a debugging aid: never fails the run
+}
+
+}  // namespace
 
 // ---- whole-step graphs ------------------------------------------------------------------
 
@@ -110,6 +143,7 @@ void CudaContext::end_capture() {
     if (graph) cudaGraphDestroy(graph);
     throw_cuda_error(ended, "cudaStreamEndCapture", __FILE__, __LINE__);
   }
+  write_graph_dot_if_asked(graph);
   cudaGraphExec_t exec = nullptr;
   const cudaError_t instantiated = cudaGraphInstantiate(&exec, graph, 0);
   cudaGraphDestroy(graph);  // the executable graph keeps what it needs

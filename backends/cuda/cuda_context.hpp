@@ -68,6 +68,7 @@ class CudaContext {
 
  private:
   void release() noexcept;  // everything the constructor got, in reverse order
+  void reserve_placement_pad();  // PCNN_PAD_DEVICE_MEMORY
   void free_retired() noexcept;
 
   int device_ = 0;
@@ -76,6 +77,7 @@ class CudaContext {
   std::string name_;
   cudaStream_t stream_ = nullptr;
   unsigned* counters_ = nullptr;
+  void* pad_ = nullptr;  // PCNN_PAD_DEVICE_MEMORY's reservation, if any
   cudaGraphExec_t graph_ = nullptr;
   std::vector<void*> retired_;  // outgrown scratch the graph may still point into
   ScratchBuffer scratch_{*this, "the cuda kernels' scratch"};
