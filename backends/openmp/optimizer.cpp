@@ -1,19 +1,39 @@
-// OpenMP optimizers: the parameter arena split statically, one element per update, so the
-// result is the serial one bit for bit.
+// OpenMP optimizers: the parameter arena split into contiguous shares, one element per update, so
+// the result is the serial one bit for bit. Each thread runs a plain loop over its share: written
+// as `omp parallel for simd`, GCC 12 kept the update scalar (a 61k-parameter Adam step took 125 us
+// on one thread against serial's 8 us, AMD EPYC).
+#include <omp.h>
+
 #include "backends/openmp/openmp_backend.hpp"
 #include "backends/openmp/parallel.hpp"
 #include "core/optimizer_math.hpp"
 
 namespace pcnn {
 
+namespace {
+
+// f(begin, end) over this thread's share of [0, n), on a team of `team` threads.
+template <class F>
+void over_shares(size_t n, int team, F&& f) {
+  if (team <= 1) return f(size_t(0), n);
+#pragma omp parallel num_threads(team)
+  {
+    const auto r = omp::share(n, omp_get_num_threads(), omp_get_thread_num());
+    f(r.begin, r.end);
+  }
+}
+
+}  // namespace
+
 // params, grads, velocity (n); hyper float[kHyperCount]
 void OpenMPBackend::sgd_update(size_t n, float* params, const float* grads, float* velocity,
                                const float* hyper) {
   const SgdHyper h = SgdHyper::from(hyper);
   if (h.skip) return;  // check_step found this step not finite
-  const int team = omp::team_for(n, threads_);
-#pragma omp parallel for simd num_threads(team) schedule(static) if (team > 1)
-  for (size_t i = 0; i < n; ++i) sgd_step(h, params[i], grads[i], velocity[i]);
+  over_shares(n, omp::team_for(n, threads_), [&](size_t begin, size_t end) {
+    const SgdHyper local = h;  // a copy the loop's stores cannot alias
+    for (size_t i = begin; i < end; ++i) sgd_step(local, params[i], grads[i], velocity[i]);
+  });
 }
 
 // params, grads, m, v (n); hyper float[kHyperCount]; step: t = *step + 1
@@ -21,9 +41,10 @@ void OpenMPBackend::adam_update(size_t n, float* params, const float* grads, flo
                                 const float* hyper, const int32_t* step) {
   const AdamHyper h = AdamHyper::from(hyper, *step);
   if (h.skip) return;
-  const int team = omp::team_for(n, threads_);
-#pragma omp parallel for simd num_threads(team) schedule(static) if (team > 1)
-  for (size_t i = 0; i < n; ++i) adam_step(h, params[i], grads[i], m[i], v[i]);
+  over_shares(n, omp::team_for(n, threads_), [&](size_t begin, size_t end) {
+    const AdamHyper local = h;
+    for (size_t i = begin; i < end; ++i) adam_step(local, params[i], grads[i], m[i], v[i]);
+  });
 }
 
 }  // namespace pcnn
