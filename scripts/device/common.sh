@@ -20,9 +20,11 @@ pack_results() { tar czf "$final/$archive" -C "$out" . ; }
 elapsed() { echo "[$(( $(date +%s) - t0 ))s]"; }
 
 # cmake_gpu_args SRC: the configure options of a GPU build of the tree at SRC, into the array
-# gpu_args (header-only libraries carried in .deps/device; Kokkos-CUDA when it was carried too).
+# gpu_args (header-only libraries and the ONNX node cases carried in .deps/device; Kokkos-CUDA
+# when it was carried too).
 cmake_gpu_args() {
-  gpu_args=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DPCNN_EXTRA_INCLUDE_DIR="$1/.deps/device/include")
+  gpu_args=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DPCNN_EXTRA_INCLUDE_DIR="$1/.deps/device/include"
+            -DPCNN_ONNX_NODE_DIR="$1/.deps/device/onnx-node")
   [ -d "$1/.deps/kokkos-cuda" ] && gpu_args+=(-DPCNN_KOKKOS_FLAVOR=cuda)
   return 0
 }
