@@ -57,24 +57,17 @@ void OpenMPBackend::bias_backward(int N, int C, int HW, const float* dy, float* 
 
 // y[i] = act(x[i])
 void OpenMPBackend::activation_forward(Activation act, size_t n, const float* x, float* y) {
-  const int team = omp::team_for(n, threads_);
-#pragma omp parallel num_threads(team) if (team > 1)
-  {
-    const auto r = omp::share(n, omp_get_num_threads(), omp_get_thread_num());
-    omp::act_forward_span(act, r.end - r.begin, x + r.begin, y + r.begin);
-  }
+  omp::for_shares(n, omp::team_for(n, threads_), [&](size_t begin, size_t end) {
+    omp::act_forward_span(act, end - begin, x + begin, y + begin);
+  });
 }
 
 // dx[i] = dy[i] * act'(y[i])
 void OpenMPBackend::activation_backward(Activation act, size_t n, const float* y,
                                         const float* dy, float* dx) {
-  const int team = omp::team_for(n, threads_);
-#pragma omp parallel num_threads(team) if (team > 1)
-  {
-    const auto r = omp::share(n, omp_get_num_threads(), omp_get_thread_num());
-    omp::act_backward_span(act, r.end - r.begin, y + r.begin, dy + r.begin,
-                           dx + r.begin);
-  }
+  omp::for_shares(n, omp::team_for(n, threads_), [&](size_t begin, size_t end) {
+    omp::act_backward_span(act, end - begin, y + begin, dy + begin, dx + begin);
+  });
 }
 
 }  // namespace pcnn

@@ -2,35 +2,18 @@
 // the result is the serial one bit for bit. Each thread runs a plain loop over its share: written
 // as `omp parallel for simd`, GCC 12 kept the update scalar (a 61k-parameter Adam step took 125 us
 // on one thread against serial's 8 us, AMD EPYC).
-#include <omp.h>
-
 #include "backends/openmp/openmp_backend.hpp"
 #include "backends/openmp/parallel.hpp"
 #include "core/optimizer_math.hpp"
 
 namespace pcnn {
 
-namespace {
-
-// f(begin, end) over this thread's share of [0, n), on a team of `team` threads.
-template <class F>
-void over_shares(size_t n, int team, F&& f) {
-  if (team <= 1) return f(size_t(0), n);
-#pragma omp parallel num_threads(team)
-  {
-    const auto r = omp::share(n, omp_get_num_threads(), omp_get_thread_num());
-    f(r.begin, r.end);
-  }
-}
-
-}  // namespace
-
 // params, grads, velocity (n); hyper float[kHyperCount]
 void OpenMPBackend::sgd_update(size_t n, float* params, const float* grads, float* velocity,
                                const float* hyper) {
   const SgdHyper h = SgdHyper::from(hyper);
   if (h.skip) return;  // check_step found this step not finite
-  over_shares(n, omp::team_for(n, threads_), [&](size_t begin, size_t end) {
+  omp::for_shares(n, omp::team_for(n, threads_), [&](size_t begin, size_t end) {
     const SgdHyper local = h;  // a copy the loop's stores cannot alias
     for (size_t i = begin; i < end; ++i) sgd_step(local, params[i], grads[i], velocity[i]);
   });
@@ -41,7 +24,7 @@ void OpenMPBackend::adam_update(size_t n, float* params, const float* grads, flo
                                 const float* hyper, const int32_t* step) {
   const AdamHyper h = AdamHyper::from(hyper, *step);
   if (h.skip) return;
-  over_shares(n, omp::team_for(n, threads_), [&](size_t begin, size_t end) {
+  omp::for_shares(n, omp::team_for(n, threads_), [&](size_t begin, size_t end) {
     const AdamHyper local = h;
     for (size_t i = begin; i < end; ++i) adam_step(local, params[i], grads[i], m[i], v[i]);
   });
