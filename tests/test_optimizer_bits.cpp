@@ -13,16 +13,12 @@ namespace pcnn::test {
 
 namespace {
 
-// Parameters after five updates (SGD with momentum, or Adam), from fixed pseudo-random values.
+// Parameters after five updates (SGD with momentum, or Adam), from fixed random values.
 std::vector<float> after_updates(Backend& be, bool adam) {
   const size_t n = 20011;  // odd: vector bodies and scalar tails both run
-  std::vector<float> p(n), g(n), hyper(kHyperCount, 0.f);
-  uint32_t s = 12345u;
-  auto next = [&] { return (s = s * 1664525u + 1013904223u) >> 8; };
-  for (size_t i = 0; i < n; ++i) {
-    p[i] = float(next()) * 1e-7f - 0.8f;
-    g[i] = float(next()) * 1e-8f - 0.08f;
-  }
+  const std::vector<float> p = random_vector(n, 1, -0.8f, 0.8f);
+  const std::vector<float> g = random_vector(n, 2, -0.08f, 0.08f);
+  std::vector<float> hyper(kHyperCount, 0.f);
   hyper[kHyperLr] = 1e-3f;
   hyper[kHyperMomentum] = 0.9f;
   hyper[kHyperWeightDecay] = 1e-4f;
