@@ -4,6 +4,7 @@
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_check.hpp"
+#include "backends/cuda/launch.cuh"
 #include "core/activation_math.hpp"
 
 namespace pcnn {
@@ -14,6 +15,7 @@ namespace {
 
 // dst (n) = value; 16-byte stores for the body, scalar ones for the ragged tail
 __global__ void fill_kernel_vec4(float* dst, float value, size_t n) {
+  wait_for_previous_kernel();
   const size_t n4 = n / 4;
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   const size_t first = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -24,6 +26,7 @@ __global__ void fill_kernel_vec4(float* dst, float value, size_t n) {
 
 // dst (n) = value, any alignment
 __global__ void fill_kernel_scalar(float* dst, float value, size_t n) {
+  wait_for_previous_kernel();
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
     dst[i] = value;
@@ -31,6 +34,7 @@ __global__ void fill_kernel_scalar(float* dst, float value, size_t n) {
 
 // y (N,C,HW) += b (C)
 __global__ void bias_add_kernel_plain(size_t total, int C, int HW, const float* b, float* y) {
+  wait_for_previous_kernel();
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += stride)
     y[i] += b[(i / HW) % C];
@@ -38,6 +42,7 @@ __global__ void bias_add_kernel_plain(size_t total, int C, int HW, const float* 
 
 // dy (N,C,HW) -> db (C): block c sums its channel over N and HW
 __global__ void bias_backward_kernel_block(int N, int C, int HW, const float* dy, float* db) {
+  wait_for_previous_kernel();
   __shared__ float red[32];
   const int c = blockIdx.x;
   float acc = 0.f;
@@ -52,6 +57,7 @@ __global__ void bias_backward_kernel_block(int N, int C, int HW, const float* dy
 // y (n) = act(x); templated through dispatch_activation, so the formula folds into the loop
 template <Activation A>
 __global__ void activation_forward_kernel_plain(size_t n, const float* x, float* y) {
+  wait_for_previous_kernel();
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
     y[i] = activate<A>(x[i]);
@@ -61,6 +67,7 @@ __global__ void activation_forward_kernel_plain(size_t n, const float* x, float*
 template <Activation A>
 __global__ void activation_backward_kernel_plain(size_t n, const float* y, const float* dy,
                                                  float* dx) {
+  wait_for_previous_kernel();
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
     dx[i] = dy[i] * activation_derivative<A>(y[i]);
@@ -76,13 +83,13 @@ void CudaBackend::fill(float* dst, float value, size_t n) {
   ctx_.bind();
   if (n == 0) return;
   if (cuda::aligned16(dst)) {
-    cuda::fill_kernel_vec4<<<cuda::grid_for(n / 4 + 1, cuda::kThreads, ctx_.sm_count()),
-                             cuda::kThreads, 0, ctx_.stream()>>>(dst, value, n);
-    PCNN_CUDA_CHECK_LAUNCH("fill_kernel_vec4");
+    cuda::launch(ctx_, "fill_kernel_vec4", cuda::fill_kernel_vec4,
+                 cuda::grid_for(n / 4 + 1, cuda::kThreads, ctx_.sm_count()), cuda::kThreads, 0, dst,
+                 value, n);
   } else {
-    cuda::fill_kernel_scalar<<<cuda::grid_for(n, cuda::kThreads, ctx_.sm_count()),
-                               cuda::kThreads, 0, ctx_.stream()>>>(dst, value, n);
-    PCNN_CUDA_CHECK_LAUNCH("fill_kernel_scalar");
+    cuda::launch(ctx_, "fill_kernel_scalar", cuda::fill_kernel_scalar,
+                 cuda::grid_for(n, cuda::kThreads, ctx_.sm_count()), cuda::kThreads, 0, dst, value,
+                 n);
   }
 }
 
@@ -90,17 +97,17 @@ void CudaBackend::bias_add(int N, int C, int HW, const float* b, float* y) {
   ctx_.bind();
   const size_t total = size_t(N) * C * HW;
   if (total == 0) return;
-  cuda::bias_add_kernel_plain<<<cuda::grid_for(total, cuda::kThreads, ctx_.sm_count()),
-                                cuda::kThreads, 0, ctx_.stream()>>>(total, C, HW, b, y);
-  PCNN_CUDA_CHECK_LAUNCH("bias_add_kernel_plain");
+  cuda::launch(ctx_, "bias_add_kernel_plain", cuda::bias_add_kernel_plain,
+               cuda::grid_for(total, cuda::kThreads, ctx_.sm_count()), cuda::kThreads, 0, total, C,
+               HW, b, y);
 }
 
 // One block per channel, so the sum order is fixed.
 void CudaBackend::bias_backward(int N, int C, int HW, const float* dy, float* db) {
   ctx_.bind();
   if (C == 0) return;
-  cuda::bias_backward_kernel_block<<<C, cuda::kThreads, 0, ctx_.stream()>>>(N, C, HW, dy, db);
-  PCNN_CUDA_CHECK_LAUNCH("bias_backward_kernel_block");
+  cuda::launch(ctx_, "bias_backward_kernel_block", cuda::bias_backward_kernel_block, C,
+               cuda::kThreads, 0, N, C, HW, dy, db);
 }
 
 void CudaBackend::activation_forward(Activation act, size_t n, const float* x, float* y) {
@@ -108,10 +115,10 @@ void CudaBackend::activation_forward(Activation act, size_t n, const float* x, f
   if (n == 0) return;
   const int blocks = cuda::grid_for(n, cuda::kThreads, ctx_.sm_count());
   dispatch_activation(act, [&](auto tag) {
-    cuda::activation_forward_kernel_plain<decltype(tag)::value>
-        <<<blocks, cuda::kThreads, 0, ctx_.stream()>>>(n, x, y);
+    cuda::launch(ctx_, "activation_forward_kernel_plain",
+                 cuda::activation_forward_kernel_plain<decltype(tag)::value>, blocks,
+                 cuda::kThreads, 0, n, x, y);
   });
-  PCNN_CUDA_CHECK_LAUNCH("activation_forward_kernel_plain");
 }
 
 void CudaBackend::activation_backward(Activation act, size_t n, const float* y, const float* dy,
@@ -120,10 +127,10 @@ void CudaBackend::activation_backward(Activation act, size_t n, const float* y, 
   if (n == 0) return;
   const int blocks = cuda::grid_for(n, cuda::kThreads, ctx_.sm_count());
   dispatch_activation(act, [&](auto tag) {
-    cuda::activation_backward_kernel_plain<decltype(tag)::value>
-        <<<blocks, cuda::kThreads, 0, ctx_.stream()>>>(n, y, dy, dx);
+    cuda::launch(ctx_, "activation_backward_kernel_plain",
+                 cuda::activation_backward_kernel_plain<decltype(tag)::value>, blocks,
+                 cuda::kThreads, 0, n, y, dy, dx);
   });
-  PCNN_CUDA_CHECK_LAUNCH("activation_backward_kernel_plain");
 }
 
 }  // namespace pcnn

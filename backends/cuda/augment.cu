@@ -5,6 +5,7 @@
 // on the device, so the launch replays inside the captured step graph.
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_check.hpp"
+#include "backends/cuda/launch.cuh"
 #include "core/augment_math.hpp"
 
 namespace pcnn {
@@ -17,6 +18,7 @@ __global__ void augment_batch_kernel(AugmentConfig a, ElasticTaps taps, const in
                                      uint32_t seed, int N, int C, int H, int W,
                                      const float* fill, const float* x, float* scratch,
                                      float* y) {
+  wait_for_previous_kernel();
   const int j = blockIdx.x, HW = H * W;
   const AugmentImage im = augment_image(a, augment_image_key(seed, *step, N, j));
   // scratch is only there with elastic (it may be null otherwise)
@@ -56,9 +58,8 @@ void CudaBackend::augment_batch(const AugmentConfig& a, const int32_t* step, uin
   const ElasticTaps taps = a.elastic ? elastic_taps(a.elastic_sigma) : ElasticTaps{};
   const int area = H * W;
   const int threads = area >= 512 ? 256 : (area < 32 ? 32 : (area + 31) / 32 * 32);
-  cuda::augment_batch_kernel<<<N, threads, 0, ctx_.stream()>>>(a, taps, step, seed, N, C, H, W,
-                                                               fill, x, scratch, y);
-  PCNN_CUDA_CHECK_LAUNCH("augment_batch_kernel");
+  cuda::launch(ctx_, "augment_batch_kernel", cuda::augment_batch_kernel, N, threads, 0, a, taps,
+               step, seed, N, C, H, W, fill, x, scratch, y);
 }
 
 }  // namespace pcnn

@@ -14,6 +14,7 @@
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_check.hpp"
+#include "backends/cuda/launch.cuh"
 #include "core/activation_math.hpp"
 #include "core/batchnorm_math.hpp"
 
@@ -114,6 +115,7 @@ __global__ void batchnorm_stats_kernel(int N, int C, int HW, float eps, float mo
                                        const float* x, double2* partial, unsigned* counters,
                                        float* save_mean, float* save_inv_std,
                                        float* running_mean, float* running_var) {
+  wait_for_previous_kernel();
   double2 t;
   const auto term = [&](size_t at) {
     const double v = x[at];
@@ -140,6 +142,7 @@ __global__ void batchnorm_grad_sums_kernel(int N, int C, int HW, const float* x,
                                            const float* dy, const float* save_mean,
                                            const float* save_inv_std, double2* partial,
                                            unsigned* counters, float* dgamma, float* dbeta) {
+  wait_for_previous_kernel();
   const int c = blockIdx.y;
   const float mean = save_mean[c], inv_std = save_inv_std[c];
   double2 t;
@@ -158,6 +161,7 @@ template <Activation A>
 __global__ void batchnorm_apply_kernel(unsigned total, int C, int HW, float eps, const float* x,
                                        const float* gamma, const float* beta, const float* mean,
                                        const float* inv_std, const float* var, float* y) {
+  wait_for_previous_kernel();
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < total;
        i += gridDim.x * blockDim.x) {
     const int c = int((i / unsigned(HW)) % unsigned(C));
@@ -173,6 +177,7 @@ __global__ void batchnorm_input_grad_kernel(unsigned total, int C, int HW, float
                                             const float* gamma,
                                             const float* save_mean, const float* save_inv_std,
                                             const float* dgamma, const float* dbeta, float* dx) {
+  wait_for_previous_kernel();
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < total;
        i += gridDim.x * blockDim.x) {
     const int c = int((i / unsigned(HW)) % unsigned(C));
@@ -225,15 +230,13 @@ void CudaBackend::batchnorm_forward_train(
   ctx_.bind();
   if (size_t(N) * C * HW == 0) return;
   const BatchnormLaunch l = batchnorm_launch(ctx_, N, C, HW, true);
-  cuda::batchnorm_stats_kernel<<<l.sums, cuda::kThreads, 0, ctx_.stream()>>>(
-      N, C, HW, eps, momentum, x, l.partial, l.counters, save_mean, save_inv_std, running_mean,
-      running_var);
-  PCNN_CUDA_CHECK_LAUNCH("batchnorm_stats_kernel");
+  cuda::launch(ctx_, "batchnorm_stats_kernel", cuda::batchnorm_stats_kernel, l.sums, cuda::kThreads,
+               0, N, C, HW, eps, momentum, x, l.partial, l.counters, save_mean, save_inv_std,
+               running_mean, running_var);
   dispatch_activation(act, [&](auto tag) {
-    cuda::batchnorm_apply_kernel<decltype(tag)::value>
-        <<<l.elementwise_blocks, cuda::kThreads, 0, ctx_.stream()>>>(
-            l.total, C, HW, eps, x, gamma, beta, save_mean, save_inv_std, nullptr, y);
-    PCNN_CUDA_CHECK_LAUNCH("batchnorm_apply_kernel");
+    cuda::launch(ctx_, "batchnorm_apply_kernel", cuda::batchnorm_apply_kernel<decltype(tag)::value>,
+                 l.elementwise_blocks, cuda::kThreads, 0, l.total, C, HW, eps, x, gamma, beta,
+                 save_mean, save_inv_std, nullptr, y);
   });
 }
 
@@ -244,10 +247,9 @@ void CudaBackend::batchnorm_forward_infer(
   if (size_t(N) * C * HW == 0) return;
   const BatchnormLaunch l = batchnorm_launch(ctx_, N, C, HW, false);
   dispatch_activation(act, [&](auto tag) {
-    cuda::batchnorm_apply_kernel<decltype(tag)::value>
-        <<<l.elementwise_blocks, cuda::kThreads, 0, ctx_.stream()>>>(
-            l.total, C, HW, eps, x, gamma, beta, running_mean, nullptr, running_var, y);
-    PCNN_CUDA_CHECK_LAUNCH("batchnorm_apply_kernel");
+    cuda::launch(ctx_, "batchnorm_apply_kernel", cuda::batchnorm_apply_kernel<decltype(tag)::value>,
+                 l.elementwise_blocks, cuda::kThreads, 0, l.total, C, HW, eps, x, gamma, beta,
+                 running_mean, nullptr, running_var, y);
   });
 }
 
@@ -260,15 +262,14 @@ void CudaBackend::batchnorm_backward(
   const BatchnormLaunch l = batchnorm_launch(ctx_, N, C, HW, true);
   dispatch_activation(act, [&](auto tag) {
     constexpr Activation A = decltype(tag)::value;
-    cuda::batchnorm_grad_sums_kernel<A><<<l.sums, cuda::kThreads, 0, ctx_.stream()>>>(
-        N, C, HW, x, y, dy, save_mean, save_inv_std, l.partial, l.counters, dgamma, dbeta);
-    PCNN_CUDA_CHECK_LAUNCH("batchnorm_grad_sums_kernel");
+    cuda::launch(ctx_, "batchnorm_grad_sums_kernel", cuda::batchnorm_grad_sums_kernel<A>, l.sums,
+                 cuda::kThreads, 0, N, C, HW, x, y, dy, save_mean, save_inv_std, l.partial,
+                 l.counters, dgamma, dbeta);
     if (dx == nullptr) return;
-    cuda::batchnorm_input_grad_kernel<A>
-        <<<l.elementwise_blocks, cuda::kThreads, 0, ctx_.stream()>>>(
-            l.total, C, HW, float(static_cast<long long>(N) * HW), x, y, dy, gamma, save_mean,
-            save_inv_std, dgamma, dbeta, dx);
-    PCNN_CUDA_CHECK_LAUNCH("batchnorm_input_grad_kernel");
+    cuda::launch(ctx_, "batchnorm_input_grad_kernel", cuda::batchnorm_input_grad_kernel<A>,
+                 l.elementwise_blocks, cuda::kThreads, 0, l.total, C, HW,
+                 float(static_cast<long long>(N) * HW), x, y, dy, gamma, save_mean, save_inv_std,
+                 dgamma, dbeta, dx);
   });
 }
 

@@ -13,6 +13,7 @@
 #include "backends/cuda/conv2d_common.cuh"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/gemm.cuh"
+#include "backends/cuda/launch.cuh"
 
 namespace pcnn {
 
@@ -37,6 +38,7 @@ constexpr int kMaxTailFloats = 32768;  // most chunk sums one last block may hav
 
 // dy, act_out -> dact (N,K,P,Q) = d(act_out), for the GEMM path
 __global__ void conv2d_dact_kernel(Conv2dShape s, DactSource d, float* dact) {
+  wait_for_previous_kernel();
   const int P = s.P(), Q = s.Q();
   const size_t total = size_t(s.N) * s.K * P * Q, stride = size_t(gridDim.x) * blockDim.x;
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += stride) {
@@ -48,6 +50,7 @@ __global__ void conv2d_dact_kernel(Conv2dShape s, DactSource d, float* dact) {
 // dact (N,K,P,Q) on the fly, w (K,C,R,S) -> dx (N,C,H,W); one thread per dx element
 __global__ void conv2d_backward_data_kernel_direct(Conv2dShape s, DactSource d, const float* w,
                                                    float* dx) {
+  wait_for_previous_kernel();
   const int P = s.P(), Q = s.Q();
   const size_t total = size_t(s.N) * s.C * s.H * s.W;
   const size_t stride = size_t(gridDim.x) * blockDim.x;
@@ -78,6 +81,7 @@ __global__ void conv2d_backward_data_kernel_direct(Conv2dShape s, DactSource d, 
 // item == C*R*S) summed over N*P*Q with a fixed-order block sum
 __global__ void conv2d_backward_weights_kernel_direct(Conv2dShape s, DactSource d,
                                                       const float* x, float* dw, float* db) {
+  wait_for_previous_kernel();
   __shared__ float red[32];
   const int crs = s.C * s.R * s.S, items = crs + 1;
   const int k = blockIdx.x / items, item = blockIdx.x % items;
@@ -399,6 +403,7 @@ __device__ __forceinline__ void backward_data_block(const FusedArgs& a, int n, i
 
 template <int KT, bool kUnitStride, int RS>
 __global__ void __launch_bounds__(kMaxThreads, 1) conv2d_backward_kernel_fused(FusedArgs a) {
+  wait_for_previous_kernel();
   extern __shared__ float smem[];
   if (int(blockIdx.x) < a.dw_blocks) {
     backward_weights_block<KT, RS ? RS : 1, kUnitStride>(a, blockIdx.x % a.chunks,
@@ -510,8 +515,8 @@ void launch_fused(CudaContext& ctx, const FusedPlan& f, const FusedArgs& a) {
       allowed.fetch_or(bit);
     }
   }
-  conv2d_backward_kernel_fused<KT, kUnit, RS><<<blocks, f.threads, smem, ctx.stream()>>>(a);
-  PCNN_CUDA_CHECK_LAUNCH("conv2d_backward_kernel_fused");
+  launch(ctx, "conv2d_backward_kernel_fused", conv2d_backward_kernel_fused<KT, kUnit, RS>, blocks,
+         f.threads, smem, a);
 }
 
 template <int KT, bool kUnit>
@@ -549,13 +554,12 @@ void run_direct(CudaContext& ctx, const Conv2dShape& s, const DactSource& d, con
                 const float* w, float* dx, float* dw, float* db) {
   if (dw || db) {
     const int blocks = s.K * (s.C * s.R * s.S + 1);
-    conv2d_backward_weights_kernel_direct<<<blocks, 256, 0, ctx.stream()>>>(s, d, x, dw, db);
-    PCNN_CUDA_CHECK_LAUNCH("conv2d_backward_weights_kernel_direct");
+    launch(ctx, "conv2d_backward_weights_kernel_direct", conv2d_backward_weights_kernel_direct,
+           blocks, 256, 0, s, d, x, dw, db);
   }
   if (dx) {
-    conv2d_backward_data_kernel_direct<<<grid_for(s.x_size(), 256, ctx.sm_count()), 256, 0,
-                                         ctx.stream()>>>(s, d, w, dx);
-    PCNN_CUDA_CHECK_LAUNCH("conv2d_backward_data_kernel_direct");
+    launch(ctx, "conv2d_backward_data_kernel_direct", conv2d_backward_data_kernel_direct,
+           grid_for(s.x_size(), 256, ctx.sm_count()), 256, 0, s, d, w, dx);
   }
 }
 
@@ -611,9 +615,8 @@ void conv2d_fused_backward(CudaBackend& be, const Conv2dShape& s, const ConvEpil
       dact = dy;
     } else {
       float* buf = dact_scratch ? dact_scratch : ctx.scratch_aux(s.y_size());
-      conv2d_dact_kernel<<<grid_for(s.y_size(), 256, ctx.sm_count()), 256, 0, ctx.stream()>>>(
-          s, d, buf);
-      PCNN_CUDA_CHECK_LAUNCH("conv2d_dact_kernel");
+      launch(ctx, "conv2d_dact_kernel", conv2d_dact_kernel,
+             grid_for(s.y_size(), 256, ctx.sm_count()), 256, 0, s, d, buf);
       dact = buf;
     }
   }

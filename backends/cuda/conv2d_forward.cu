@@ -7,6 +7,7 @@
 #include "backends/cuda/conv2d.cuh"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/gemm.cuh"
+#include "backends/cuda/launch.cuh"
 #include "core/activation_math.hpp"
 
 namespace pcnn {
@@ -80,6 +81,7 @@ __device__ __forceinline__ void forward_epilogue(const Conv2dShape& s, const Fwd
 // x (N,C,H,W), w (K,C,R,S) -> act_out (N,K,P,Q) [-> y]; one thread per output, global memory
 __global__ void conv2d_forward_kernel_direct(Conv2dShape s, const float* x, const float* w,
                                              FwdOut o) {
+  wait_for_previous_kernel();
   const int P = s.P(), Q = s.Q();
   const size_t total = size_t(s.N) * s.K * P * Q;
   const size_t stride = size_t(gridDim.x) * blockDim.x;
@@ -146,6 +148,7 @@ template <int KPT, int PW, int RS>
 __global__ void __launch_bounds__(kMaxThreads, 1)
     conv2d_forward_kernel_tiled(Conv2dShape s, const float* x, const float* w, FwdOut o, int kt,
                                 int ktiles) {
+  wait_for_previous_kernel();
   extern __shared__ float smem[];
   const int R = RS ? RS : s.R, S = RS ? RS : s.S, st = s.stride;
   const int n = blockIdx.x / ktiles, k0 = (blockIdx.x % ktiles) * kt;
@@ -238,6 +241,7 @@ template <int KPT, int PW, int RS>
 __global__ void __launch_bounds__(kMaxThreads, 1)
     conv2d_forward_kernel_ring(Conv2dShape s, const float* x, const float* w, FwdOut o, int kt,
                                int ktiles) {
+  wait_for_previous_kernel();
   extern __shared__ float smem[];
   const int R = RS ? RS : s.R, S = RS ? RS : s.S, st = s.stride;
   const int n = blockIdx.x / ktiles, k0 = (blockIdx.x % ktiles) * kt;
@@ -377,13 +381,11 @@ void launch_smem_kernel(CudaContext& ctx, const Choice& ch, const Conv2dShape& s
                         : (s.P() / PW) * (s.Q() / PW) * (ch.kt / KPT);
   const int threads = items >= kMaxThreads ? kMaxThreads : (items < 32 ? 32 : (items + 31) / 32 * 32);
   if (ch.variant == ConvFwdVariant::Ring) {
-    conv2d_forward_kernel_ring<KPT, PW, RS><<<blocks, threads, smem, ctx.stream()>>>(
-        s, x, w, o, ch.kt, ch.ktiles);
-    PCNN_CUDA_CHECK_LAUNCH("conv2d_forward_kernel_ring");
+    launch(ctx, "conv2d_forward_kernel_ring", conv2d_forward_kernel_ring<KPT, PW, RS>, blocks,
+           threads, smem, s, x, w, o, ch.kt, ch.ktiles);
   } else {
-    conv2d_forward_kernel_tiled<KPT, PW, RS><<<blocks, threads, smem, ctx.stream()>>>(
-        s, x, w, o, ch.kt, ch.ktiles);
-    PCNN_CUDA_CHECK_LAUNCH("conv2d_forward_kernel_tiled");
+    launch(ctx, "conv2d_forward_kernel_tiled", conv2d_forward_kernel_tiled<KPT, PW, RS>, blocks,
+           threads, smem, s, x, w, o, ch.kt, ch.ktiles);
   }
 }
 
@@ -425,9 +427,8 @@ void conv2d_fused_forward(CudaBackend& be, const Conv2dShape& s, const ConvEpilo
     if (epi.pool == PoolKind::None) be.copy(y, act_out, s.y_size() * sizeof(float));
   } else if (ch.variant == ConvFwdVariant::Direct) {
     const int threads = 256;
-    conv2d_forward_kernel_direct<<<grid_for(s.y_size(), threads, ctx.sm_count()), threads, 0,
-                                   ctx.stream()>>>(s, x, w, o);
-    PCNN_CUDA_CHECK_LAUNCH("conv2d_forward_kernel_direct");
+    launch(ctx, "conv2d_forward_kernel_direct", conv2d_forward_kernel_direct,
+           grid_for(s.y_size(), threads, ctx.sm_count()), threads, 0, s, x, w, o);
   } else if (ch.kpt == 4) {
     launch_pw<4>(ctx, ch, s, x, w, o);
   } else if (ch.kpt == 2) {

@@ -1,5 +1,5 @@
-// PCNN_CUDA_CHECK and PCNN_CUDA_CHECK_LAUNCH: every CUDA runtime call and kernel launch of the
-// GPU backends (cuda, and cudnn built on it) goes through them, so a failure becomes one
+// PCNN_CUDA_CHECK: every CUDA runtime call of the GPU backends (cuda, and cudnn built on it) goes
+// through it (kernel launches through launch.cuh's launch()), so a failure becomes one
 // pcnn::Error that names the file, the line, the call and CUDA's own words for what went wrong.
 // PCNN_GPU_STATUS_CHECK is the one body; cudnn_check.hpp builds its cuDNN and cuBLAS checks on it.
 #pragma once
@@ -23,10 +23,4 @@ namespace pcnn::cuda {
     if (pcnn_gpu_status_ != (ok)) fail(pcnn_gpu_status_, text, __FILE__, __LINE__);  \
   } while (0)
 
-#define PCNN_CUDA_CHECK(x) \
-  PCNN_GPU_STATUS_CHECK(x, #x, cudaSuccess, ::pcnn::cuda::throw_cuda_error)
-
-// After a <<<...>>> launch: a bad configuration shows up here, not at the next call.
-#define PCNN_CUDA_CHECK_LAUNCH(kernel_name)                                     \
-  PCNN_GPU_STATUS_CHECK(cudaGetLastError(), "launch of " kernel_name, cudaSuccess, \
-                        ::pcnn::cuda::throw_cuda_error)
+#define PCNN_CUDA_CHECK(x) PCNN_GPU_STATUS_CHECK(x, #x, cudaSuccess, ::pcnn::cuda::throw_cuda_error)

@@ -58,6 +58,8 @@ CudaContext::CudaContext(int device) : device_(device) {
             version(runtime) + ")";
     sm_count_ = prop.multiProcessorCount;
     smem_optin_floats_ = int(prop.sharedMemPerBlockOptin / sizeof(float));
+    const char* pdl = std::getenv("PCNN_DEPENDENT_LAUNCH");
+    dependent_launches_ = prop.major >= 9 && !(pdl && std::string(pdl) == "0");
     PCNN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     reserve_placement_pad();
     counters_ = static_cast<unsigned*>(malloc_device(kCounters * sizeof(unsigned)));

@@ -31,6 +31,10 @@ class CudaContext {
   // Shared memory a block may opt in to (cudaFuncAttributeMaxDynamicSharedMemorySize), in floats.
   int smem_optin_floats() const { return smem_optin_floats_; }
   const std::string& device_name() const { return name_; }
+  // Whether kernels go out as programmatic dependent launches (launch.cuh): on compute
+  // capability 9.0 and up unless PCNN_DEPENDENT_LAUNCH=0 (a measuring aid: the same binary with
+  // and without them).
+  bool dependent_launches() const { return dependent_launches_; }
 
   // Makes this context's GPU the calling thread's current device (a no-op when it already is):
   // replicas of a data-parallel run each own a GPU and may share one host thread.
@@ -74,6 +78,7 @@ class CudaContext {
   int device_ = 0;
   int sm_count_ = 1;
   int smem_optin_floats_ = 0;
+  bool dependent_launches_ = false;
   std::string name_;
   cudaStream_t stream_ = nullptr;
   unsigned* counters_ = nullptr;

@@ -3,6 +3,7 @@
 // (core/batch_math.hpp) are the shared ones, so every backend sees one order.
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_check.hpp"
+#include "backends/cuda/launch.cuh"
 #include "core/batch_math.hpp"
 
 namespace pcnn {
@@ -15,6 +16,7 @@ namespace {
 __global__ void gather_batch_kernel_shuffled(DeviceDataset d, const int32_t* step,
                                              int steps_per_epoch, uint32_t seed, BatchLayout l,
                                              float* x, int32_t* y) {
+  wait_for_previous_kernel();
   __shared__ uint32_t src;
   const int j = blockIdx.x;
   if (threadIdx.x == 0) {
@@ -31,6 +33,7 @@ __global__ void gather_batch_kernel_shuffled(DeviceDataset d, const int32_t* ste
 // -> x (batch,C,out_h,out_w), y (batch); sample j = first + j
 __global__ void gather_batch_kernel_ordered(DeviceDataset d, int first, BatchLayout l, float* x,
                                             int32_t* y) {
+  wait_for_previous_kernel();
   const int j = blockIdx.x;
   const uint32_t src = uint32_t(first + j);
   if (threadIdx.x == 0) y[j] = d.labels[src];
@@ -66,10 +69,9 @@ void CudaBackend::gather_train_batch(const DeviceDataset& data, const int32_t* s
   if (layout.batch == 0) return;
   cuda::check_layout(data, layout, "gather_train_batch");
   PCNN_CHECK(steps_per_epoch > 0, "cuda gather_train_batch: steps_per_epoch must be positive");
-  cuda::gather_batch_kernel_shuffled<<<layout.batch, cuda::threads_for(data, layout), 0,
-                                       ctx_.stream()>>>(data, step, steps_per_epoch, seed,
-                                                        layout, x, y);
-  PCNN_CUDA_CHECK_LAUNCH("gather_batch_kernel_shuffled");
+  cuda::launch(ctx_, "gather_batch_kernel_shuffled", cuda::gather_batch_kernel_shuffled,
+               layout.batch, cuda::threads_for(data, layout), 0, data, step, steps_per_epoch, seed,
+               layout, x, y);
 }
 
 void CudaBackend::gather_batch(const DeviceDataset& data, int first, const BatchLayout& layout,
@@ -80,9 +82,8 @@ void CudaBackend::gather_batch(const DeviceDataset& data, int first, const Batch
   PCNN_CHECK(first >= 0 && first + layout.batch <= data.count,
              "cuda gather_batch: samples " << first << ".." << first + layout.batch - 1
                                            << " outside the data set of " << data.count);
-  cuda::gather_batch_kernel_ordered<<<layout.batch, cuda::threads_for(data, layout), 0,
-                                      ctx_.stream()>>>(data, first, layout, x, y);
-  PCNN_CUDA_CHECK_LAUNCH("gather_batch_kernel_ordered");
+  cuda::launch(ctx_, "gather_batch_kernel_ordered", cuda::gather_batch_kernel_ordered, layout.batch,
+               cuda::threads_for(data, layout), 0, data, first, layout, x, y);
 }
 
 }  // namespace pcnn

@@ -7,6 +7,7 @@
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/gemm.cuh"
 #include "backends/cuda/gemm_tile.cuh"
+#include "backends/cuda/launch.cuh"
 #include "core/activation_math.hpp"
 
 namespace pcnn {
@@ -209,6 +210,7 @@ struct ConvDataGradProblem {
 // C (M,N) = alpha op(A) op(B) + beta C; one thread per output, no reuse (the lab's baseline)
 template <bool TA, bool TB>
 __global__ void gemm_kernel_naive(GemmProblem<TA, TB> p) {
+  wait_for_previous_kernel();
   const int j = blockIdx.x * blockDim.x + threadIdx.x, i = blockIdx.y;
   if (j >= p.N) return;
   float acc = 0.f;
@@ -256,10 +258,9 @@ void launch_tiled(CudaContext& ctx, const P0& p0, const P1* p1, int split_from) 
       counters = ctx.counters(size_t(g0.tiles) + g1.tiles);
     }
   }
-  gemm_kernel_tiled<Cfg, P0, P1><<<g0.tiles * g0.splits + g1.tiles * g1.splits, Cfg::kThreads,
-                                   0, ctx.stream()>>>(p0, g0, p1 ? *p1 : P1{}, g1, partial,
-                                                      counters);
-  PCNN_CUDA_CHECK_LAUNCH("gemm_kernel_tiled");
+  launch(ctx, "gemm_kernel_tiled", gemm_kernel_tiled<Cfg, P0, P1>,
+         g0.tiles * g0.splits + g1.tiles * g1.splits, Cfg::kThreads, 0, p0, g0, p1 ? *p1 : P1{}, g1,
+         partial, counters);
 }
 
 // Auto (H200 measurements in notes/tuning-cuda.md): Large once every multiprocessor gets a tile and
@@ -299,8 +300,7 @@ template <bool TA, bool TB>
 void gemm_typed(CudaContext& ctx, const GemmProblem<TA, TB>& p, GemmVariant v) {
   if (v == GemmVariant::Naive) {
     const dim3 grid(ceil_div(p.N, 128), p.M);
-    gemm_kernel_naive<TA, TB><<<grid, 128, 0, ctx.stream()>>>(p);
-    PCNN_CUDA_CHECK_LAUNCH("gemm_kernel_naive");
+    launch(ctx, "gemm_kernel_naive", gemm_kernel_naive<TA, TB>, grid, 128, 0, p);
     return;
   }
   run(ctx, v, p, static_cast<const GemmProblem<TA, TB>*>(nullptr));

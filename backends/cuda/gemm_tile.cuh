@@ -6,6 +6,8 @@
 
 #include <cuda_runtime.h>
 
+#include "backends/cuda/launch.cuh"
+
 namespace pcnn::cuda {
 
 // Block tile BM x BN, K step BK, each thread a TM x TN register tile (rows strided by BM/TM,
@@ -175,6 +177,7 @@ template <class Cfg, class P0, class P1>
 __global__ void __launch_bounds__(Cfg::kThreads)
     gemm_kernel_tiled(P0 p0, TileGrid g0, P1 p1, TileGrid g1, float* partial,
                       unsigned* counters) {
+  wait_for_previous_kernel();
   __shared__ float smem[Cfg::kSmemFloats];
   const int b = blockIdx.x, blocks0 = g0.tiles * g0.splits;
   if (b < blocks0) {

@@ -6,6 +6,7 @@
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_check.hpp"
+#include "backends/cuda/launch.cuh"
 #include "core/loss_math.hpp"
 
 namespace pcnn {
@@ -18,6 +19,7 @@ namespace {
 __global__ void softmax_xent_kernel_block(int N, int K, const float* logits,
                                           const int32_t* labels, float* dlogits,
                                           float* metrics) {
+  wait_for_previous_kernel();
   __shared__ double red_loss[32];
   __shared__ int red_correct[32];
   double loss = 0.0;
@@ -50,9 +52,8 @@ void CudaBackend::softmax_cross_entropy(int N, int K, const float* logits, const
   PCNN_CHECK(K > 0, "cuda softmax_cross_entropy: K must be positive, got " << K);
   if (N == 0) return;
   const int threads = N >= 1024 ? 1024 : (N + 31) / 32 * 32;
-  cuda::softmax_xent_kernel_block<<<1, threads, 0, ctx_.stream()>>>(N, K, logits, labels, dlogits,
-                                                                    metrics);
-  PCNN_CUDA_CHECK_LAUNCH("softmax_xent_kernel_block");
+  cuda::launch(ctx_, "softmax_xent_kernel_block", cuda::softmax_xent_kernel_block, 1, threads, 0, N,
+               K, logits, labels, dlogits, metrics);
 }
 
 }  // namespace pcnn

@@ -6,6 +6,7 @@
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_check.hpp"
+#include "backends/cuda/launch.cuh"
 #include "backends/cuda/optimizer.cuh"
 #include "core/optimizer_math.hpp"
 
@@ -18,6 +19,7 @@ namespace {
 // p, g, v (n): SGD with momentum, one element per thread step
 __global__ void sgd_update_kernel_scalar(size_t n, float* p, const float* g, float* v,
                                          const float* hyper) {
+  wait_for_previous_kernel();
   const SgdHyper h = SgdHyper::from(hyper);
   if (h.skip) return;  // check_step found the step not finite
   const size_t stride = size_t(gridDim.x) * blockDim.x;
@@ -28,6 +30,7 @@ __global__ void sgd_update_kernel_scalar(size_t n, float* p, const float* g, flo
 // p, g, v (n), 16-byte aligned: float4 body, scalar tail
 __global__ void sgd_update_kernel_vec4(size_t n, float* p, const float* g, float* v,
                                        const float* hyper) {
+  wait_for_previous_kernel();
   const SgdHyper h = SgdHyper::from(hyper);
   if (h.skip) return;  // check_step found the step not finite
   const size_t stride = size_t(gridDim.x) * blockDim.x;
@@ -60,6 +63,7 @@ __device__ inline AdamHyper block_adam_hyper(const float* hyper, const int32_t* 
 // p, g, m, v (n): Adam, one element per thread step
 __global__ void adam_update_kernel_scalar(size_t n, float* p, const float* g, float* m,
                                           float* v, const float* hyper, const int32_t* step) {
+  wait_for_previous_kernel();
   const AdamHyper h = block_adam_hyper(hyper, step);
   if (h.skip) return;  // after the block's barrier: every thread returns alike
   const size_t stride = size_t(gridDim.x) * blockDim.x;
@@ -70,6 +74,7 @@ __global__ void adam_update_kernel_scalar(size_t n, float* p, const float* g, fl
 // p, g, m, v (n), 16-byte aligned: float4 body, scalar tail
 __global__ void adam_update_kernel_vec4(size_t n, float* p, const float* g, float* m, float* v,
                                         const float* hyper, const int32_t* step) {
+  wait_for_previous_kernel();
   const AdamHyper h = block_adam_hyper(hyper, step);
   if (h.skip) return;  // after the block's barrier: every thread returns alike
   const size_t stride = size_t(gridDim.x) * blockDim.x;
@@ -94,7 +99,10 @@ __global__ void adam_update_kernel_vec4(size_t n, float* p, const float* g, floa
 }
 
 // counter (1) += 1
-__global__ void increment_kernel_single(int32_t* counter) { *counter += 1; }
+__global__ void increment_kernel_single(int32_t* counter) {
+  wait_for_previous_kernel();
+  *counter += 1;
+}
 
 constexpr int kThreads = 256;
 
@@ -110,13 +118,11 @@ void sgd_update(CudaContext& ctx, size_t n, float* p, const float* g, float* v,
                 const float* hyper, OptVariant variant) {
   if (n == 0) return;
   if (use_vec4(variant, aligned16(p) && aligned16(g) && aligned16(v))) {
-    sgd_update_kernel_vec4<<<grid_for(n / 4 + 1, kThreads, ctx.sm_count()), kThreads, 0,
-                             ctx.stream()>>>(n, p, g, v, hyper);
-    PCNN_CUDA_CHECK_LAUNCH("sgd_update_kernel_vec4");
+    launch(ctx, "sgd_update_kernel_vec4", sgd_update_kernel_vec4,
+           grid_for(n / 4 + 1, kThreads, ctx.sm_count()), kThreads, 0, n, p, g, v, hyper);
   } else {
-    sgd_update_kernel_scalar<<<grid_for(n, kThreads, ctx.sm_count()), kThreads, 0,
-                               ctx.stream()>>>(n, p, g, v, hyper);
-    PCNN_CUDA_CHECK_LAUNCH("sgd_update_kernel_scalar");
+    launch(ctx, "sgd_update_kernel_scalar", sgd_update_kernel_scalar,
+           grid_for(n, kThreads, ctx.sm_count()), kThreads, 0, n, p, g, v, hyper);
   }
 }
 
@@ -124,13 +130,11 @@ void adam_update(CudaContext& ctx, size_t n, float* p, const float* g, float* m,
                  const float* hyper, const int32_t* step, OptVariant variant) {
   if (n == 0) return;
   if (use_vec4(variant, aligned16(p) && aligned16(g) && aligned16(m) && aligned16(v))) {
-    adam_update_kernel_vec4<<<grid_for(n / 4 + 1, kThreads, ctx.sm_count()), kThreads, 0,
-                              ctx.stream()>>>(n, p, g, m, v, hyper, step);
-    PCNN_CUDA_CHECK_LAUNCH("adam_update_kernel_vec4");
+    launch(ctx, "adam_update_kernel_vec4", adam_update_kernel_vec4,
+           grid_for(n / 4 + 1, kThreads, ctx.sm_count()), kThreads, 0, n, p, g, m, v, hyper, step);
   } else {
-    adam_update_kernel_scalar<<<grid_for(n, kThreads, ctx.sm_count()), kThreads, 0,
-                                ctx.stream()>>>(n, p, g, m, v, hyper, step);
-    PCNN_CUDA_CHECK_LAUNCH("adam_update_kernel_scalar");
+    launch(ctx, "adam_update_kernel_scalar", adam_update_kernel_scalar,
+           grid_for(n, kThreads, ctx.sm_count()), kThreads, 0, n, p, g, m, v, hyper, step);
   }
 }
 
@@ -150,8 +154,7 @@ void CudaBackend::adam_update(size_t n, float* params, const float* grads, float
 
 void CudaBackend::increment(int32_t* counter) {
   ctx_.bind();
-  cuda::increment_kernel_single<<<1, 1, 0, ctx_.stream()>>>(counter);
-  PCNN_CUDA_CHECK_LAUNCH("increment_kernel_single");
+  cuda::launch(ctx_, "increment_kernel_single", cuda::increment_kernel_single, 1, 1, 0, counter);
 }
 
 }  // namespace pcnn

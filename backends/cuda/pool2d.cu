@@ -6,6 +6,7 @@
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_check.hpp"
+#include "backends/cuda/launch.cuh"
 #include "backends/cuda/pool2d.cuh"
 #include "core/pool_math.hpp"
 
@@ -19,6 +20,7 @@ namespace {
 // (core/pool_math.hpp), the serial backend's code
 __global__ void pool2d_forward_kernel_plain(PoolKind kind, Pool2dShape s, const float* x,
                                             float* y) {
+  wait_for_previous_kernel();
   const int P = s.P(), Q = s.Q();
   const bool is_max = kind == PoolKind::Max;
   const size_t total = size_t(s.N) * s.C * P * Q;
@@ -35,6 +37,7 @@ __global__ void pool2d_forward_kernel_plain(PoolKind kind, Pool2dShape s, const 
 // x (N,C,H,W), dy (N,C,P,Q) -> dx (N,C,H,W); one thread per input element
 __global__ void pool2d_backward_kernel_gather(PoolKind kind, Pool2dShape s, const float* x,
                                               const float* dy, float* dx) {
+  wait_for_previous_kernel();
   const int P = s.P(), Q = s.Q();
   const bool is_max = kind == PoolKind::Max;
   const size_t total = size_t(s.N) * s.C * s.H * s.W;
@@ -58,9 +61,8 @@ constexpr int kThreads = 256;
 
 void pool2d_backward_gather(CudaContext& ctx, PoolKind kind, const Pool2dShape& s,
                             const float* x, const float* dy, float* dx, int blocks) {
-  pool2d_backward_kernel_gather<<<blocks, kPoolBackwardThreads, 0, ctx.stream()>>>(kind, s, x,
-                                                                                   dy, dx);
-  PCNN_CUDA_CHECK_LAUNCH("pool2d_backward_kernel_gather");
+  launch(ctx, "pool2d_backward_kernel_gather", pool2d_backward_kernel_gather, blocks,
+         kPoolBackwardThreads, 0, kind, s, x, dy, dx);
 }
 
 }  // namespace cuda
@@ -70,9 +72,9 @@ void CudaBackend::pool2d_forward(PoolKind kind, const Pool2dShape& s, const floa
   PCNN_CHECK(kind != PoolKind::None, "cuda pool2d_forward: pool kind None");
   const size_t total = s.y_size();
   if (total == 0) return;
-  cuda::pool2d_forward_kernel_plain<<<cuda::grid_for(total, cuda::kThreads, ctx_.sm_count()),
-                                      cuda::kThreads, 0, ctx_.stream()>>>(kind, s, x, y);
-  PCNN_CUDA_CHECK_LAUNCH("pool2d_forward_kernel_plain");
+  cuda::launch(ctx_, "pool2d_forward_kernel_plain", cuda::pool2d_forward_kernel_plain,
+               cuda::grid_for(total, cuda::kThreads, ctx_.sm_count()), cuda::kThreads, 0, kind, s,
+               x, y);
 }
 
 void CudaBackend::pool2d_backward(PoolKind kind, const Pool2dShape& s, const float* x,

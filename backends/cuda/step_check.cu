@@ -6,6 +6,7 @@
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_check.hpp"
+#include "backends/cuda/launch.cuh"
 #include "core/step_check_math.hpp"
 
 namespace pcnn {
@@ -40,6 +41,7 @@ __device__ uint32_t block_min(uint32_t v) {
 __global__ void check_step_kernel(size_t n, const float* grads, uint32_t* partial,
                                   unsigned* counter, const int32_t* step, float* metrics,
                                   float* hyper) {
+  wait_for_previous_kernel();
   uint32_t lowest = kAllFinite;
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
@@ -77,9 +79,8 @@ void CudaBackend::check_step(size_t n, const float* grads, const int32_t* step, 
   const int blocks = cuda::grid_for(n, cuda::kThreads, ctx_.sm_count());
   // uint32 partials in the float scratch (same size); sized by the eager first step
   auto* partial = reinterpret_cast<uint32_t*>(ctx_.scratch(size_t(blocks)));
-  cuda::check_step_kernel<<<blocks, cuda::kThreads, 0, ctx_.stream()>>>(
-      n, grads, partial, ctx_.counters(1), step, metrics, hyper);
-  PCNN_CUDA_CHECK_LAUNCH("check_step_kernel");
+  cuda::launch(ctx_, "check_step_kernel", cuda::check_step_kernel, blocks, cuda::kThreads, 0, n,
+               grads, partial, ctx_.counters(1), step, metrics, hyper);
 }
 
 }  // namespace pcnn
