@@ -16,11 +16,16 @@ namespace cuda {
 
 namespace {
 
+// SGD's hyper-parameters, read once the kernel before (check_step, which may set skip) is done.
+__device__ inline SgdHyper sgd_hyper_after_previous_kernel(const float* hyper) {
+  wait_for_previous_kernel();
+  return SgdHyper::from(hyper);
+}
+
 // p, g, v (n): SGD with momentum, one element per thread step
 __global__ void sgd_update_kernel_scalar(size_t n, float* p, const float* g, float* v,
                                          const float* hyper) {
-  wait_for_previous_kernel();
-  const SgdHyper h = SgdHyper::from(hyper);
+  const SgdHyper h = sgd_hyper_after_previous_kernel(hyper);
   if (h.skip) return;  // check_step found the step not finite
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
@@ -30,8 +35,7 @@ __global__ void sgd_update_kernel_scalar(size_t n, float* p, const float* g, flo
 // p, g, v (n), 16-byte aligned: float4 body, scalar tail
 __global__ void sgd_update_kernel_vec4(size_t n, float* p, const float* g, float* v,
                                        const float* hyper) {
-  wait_for_previous_kernel();
-  const SgdHyper h = SgdHyper::from(hyper);
+  const SgdHyper h = sgd_hyper_after_previous_kernel(hyper);
   if (h.skip) return;  // check_step found the step not finite
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   const size_t first = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
