@@ -64,6 +64,16 @@ bool per_layer_at(const BenchOptions& o, int batch) {
   return batch == *std::max_element(o.batches.begin(), o.batches.end());
 }
 
+// The synthetic images a model is benched on without --data: 28x28 grey ones for grey inputs of
+// 28x28 to 32x32 (padded into the input, as MNIST-format data would be), otherwise pictures of
+// the model's own input shape (as many channels as the data formats have at most).
+std::tuple<int, int, int> synthetic_shape(const ModelSpec& s) {
+  const bool mnist_like =
+      s.in_c == 1 && s.in_h >= 28 && s.in_h <= 32 && s.in_w >= 28 && s.in_w <= 32;
+  if (mnist_like || s.in_c > kMaxDataChannels) return {1, 28, 28};
+  return {s.in_c, s.in_h, s.in_w};
+}
+
 // The images each model (by index) is benched on. A folder of images is converted to each
 // model's input, as `pcnn train` converts it, and read once per distinct input shape; IDX and
 // CIFAR files have a shape of their own, read once for all models.
@@ -72,11 +82,26 @@ std::vector<std::shared_ptr<const Dataset>> bench_data(const BenchOptions& o,
                                                        std::string& what) {
   std::vector<std::shared_ptr<const Dataset>> out;
   if (o.data_dir.empty()) {
+    // Two batches at least; otherwise --images, as far as they fit in 1 GiB of host memory.
     const int largest = *std::max_element(o.batches.begin(), o.batches.end());
-    const int count = std::max(o.synthetic_images, 2 * largest);
-    what = std::to_string(count) + " synthetic 28x28 images (tests/synthetic.hpp)";
-    out.assign(specs.size(),
-               std::make_shared<const Dataset>(test::synthetic_dataset(count, 28, 28, o.seed)));
+    std::map<std::tuple<int, int, int>, std::shared_ptr<const Dataset>> by_shape;
+    for (const ModelSpec& s : specs) {
+      const auto shape = synthetic_shape(s);
+      std::shared_ptr<const Dataset>& d = by_shape[shape];
+      if (!d) {
+        const auto [c, h, w] = shape;
+        const size_t bytes = size_t(c) * h * w;
+        const int count = std::max<int>(
+            2 * largest,
+            int(std::min<size_t>(size_t(o.synthetic_images), (size_t(1) << 30) / bytes)));
+        d = std::make_shared<const Dataset>(test::synthetic_planes(count, c, h, w, o.seed));
+        what += (what.empty() ? "" : ", ") + std::to_string(count) + " synthetic " +
+                (c == 1 ? "" : std::to_string(c) + "x") + std::to_string(h) + "x" +
+                std::to_string(w) + " images";
+      }
+      out.push_back(d);
+    }
+    what += " (tests/synthetic.hpp)";
     return out;
   }
   DataFormat format = parse_data_format(o.data_format);

@@ -93,6 +93,14 @@ done
 grep -q "converted to each model's input: 3x32x32, 1x20x16" "$tmp/bench_img/bench.json" &&
   ok "bench names both input shapes" || fail "bench data: $(grep '"data"' "$tmp/bench_img/bench.json")"
 
+# bench without --data: synthetic images of each model's own input (colour, 20x16), not 28x28 grey.
+expect_ok bench --backends serial --models "$tmp/rgb.json,$tmp/grey20.json,lenet5" \
+  --batch-sizes 8 --repeat 3 --warmup 1 --budget 0.01 --per-layer none --images 64 \
+  --out "$tmp/bench_syn"
+grep -q "64 synthetic 3x32x32 images, 64 synthetic 20x16 images, 64 synthetic 28x28 images" \
+  "$tmp/bench_syn/bench.json" && ok "bench's synthetic images take each model's input" ||
+  fail "bench synthetic data: $(grep '"data"' "$tmp/bench_syn/bench.json"; tail -3 "$tmp/err")"
+
 # --limit: the first N of each set (and --val-split of those N).
 expect_ok train --backend serial --model "$tmp/rgb.json" --data "$tmp/c10" --epochs 1 \
   --batch-size 10 --limit 50 --val-split 0.2
