@@ -1146,6 +1146,12 @@ void add_fused_conv(std::vector<OpCase>& t, int B) {
                     epilogue(Activation::Tanh, PoolKind::None)});
   shapes.push_back({"16->32 channels overlapping pool", conv_shape(2, 16, 12, 12, 32, 3, 3, 1, 1),
                     epilogue(Activation::ReLU, PoolKind::Max, 3, 2)});
+  // Planes far past what a block holds in shared memory, as large inputs have (the first two
+  // layers of examples/models/large512.json on smaller images).
+  shapes.push_back({"large plane 7x7 stride 2", conv_shape(1, 1, 160, 160, 16, 7, 7, 2, 3),
+                    epilogue(Activation::ReLU, PoolKind::Max)});
+  shapes.push_back({"large plane 16->32", conv_shape(1, 16, 64, 64, 32, 5, 5, 1, 2),
+                    epilogue(Activation::ReLU, PoolKind::Max)});
   for (const ConvShape& s : convs) shapes.push_back({s.name, s.s, ConvEpilogue{}});
   for (const Layer& l : shapes) {
     t.push_back(fused_forward(l.name, l.s, l.epi, false));

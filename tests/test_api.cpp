@@ -11,6 +11,7 @@
 #include "data/subset.hpp"
 #include "models/serialize.hpp"
 #include "tests/harness.hpp"
+#include "tests/hostile_files.hpp"
 #include "tests/synthetic.hpp"
 
 namespace pcnn::test {
@@ -74,7 +75,7 @@ TEST_CASE("api: a model trained on a part records the whole data set, as pcnn tr
   o.batch = 20;
   o.progress_every_s = 0;
   net.train(part.train, &part.test, o);
-  const std::string path = "test_api_part.pcnn";
+  const std::string path = scratch_path("api_part.pcnn");  // per process: suites run side by side
   net.save(path);
   const SavedModel saved = load_model(path);
   std::remove(path.c_str());
@@ -138,7 +139,7 @@ TEST_CASE("api: train with progress, predict as evaluate counts, save and load")
   const api::Prediction one = net.predict(&test.images[12 * 12 * 7], 12, 12);
   CHECK(one.label == predicted[7].label);
 
-  const std::string path = "test_api_model.pcnn";
+  const std::string path = scratch_path("api_model.pcnn");  // per process: suites run side by side
   net.save(path);
   api::Network back = api::Network::load(path, backend_name());
   std::remove(path.c_str());
