@@ -74,52 +74,57 @@ std::tuple<int, int, int> synthetic_shape(const ModelSpec& s) {
   return {s.in_c, s.in_h, s.in_w};
 }
 
+// One data set for each distinct shape key among the models (key_of(spec)), made by make(spec)
+// for the first model with that key and shared by the others; in the models' order.
+template <class KeyOf, class Make>
+std::vector<std::shared_ptr<const Dataset>> once_per_shape(const std::vector<ModelSpec>& specs,
+                                                           KeyOf key_of, Make make) {
+  std::map<std::tuple<int, int, int>, std::shared_ptr<const Dataset>> made;
+  std::vector<std::shared_ptr<const Dataset>> out;
+  for (const ModelSpec& s : specs) {
+    std::shared_ptr<const Dataset>& d = made[key_of(s)];
+    if (!d) d = std::make_shared<const Dataset>(make(s));
+    out.push_back(d);
+  }
+  return out;
+}
+
 // The images each model (by index) is benched on. A folder of images is converted to each
 // model's input, as `pcnn train` converts it, and read once per distinct input shape; IDX and
 // CIFAR files have a shape of their own, read once for all models.
 std::vector<std::shared_ptr<const Dataset>> bench_data(const BenchOptions& o,
                                                        const std::vector<ModelSpec>& specs,
                                                        std::string& what) {
-  std::vector<std::shared_ptr<const Dataset>> out;
   if (o.data_dir.empty()) {
     // Two batches at least; otherwise --images, as far as they fit in 1 GiB of host memory.
     const int largest = *std::max_element(o.batches.begin(), o.batches.end());
-    std::map<std::tuple<int, int, int>, std::shared_ptr<const Dataset>> by_shape;
-    for (const ModelSpec& s : specs) {
-      const auto shape = synthetic_shape(s);
-      std::shared_ptr<const Dataset>& d = by_shape[shape];
-      if (!d) {
-        const auto [c, h, w] = shape;
-        const size_t bytes = size_t(c) * h * w;
-        const int count = std::max<int>(
-            2 * largest,
-            int(std::min<size_t>(size_t(o.synthetic_images), (size_t(1) << 30) / bytes)));
-        d = std::make_shared<const Dataset>(test::synthetic_planes(count, c, h, w, o.seed));
-        what += (what.empty() ? "" : ", ") + std::to_string(count) + " synthetic " +
-                (c == 1 ? "" : std::to_string(c) + "x") + std::to_string(h) + "x" +
-                std::to_string(w) + " images";
-      }
-      out.push_back(d);
-    }
+    auto out = once_per_shape(specs, synthetic_shape, [&](const ModelSpec& s) {
+      const auto [c, h, w] = synthetic_shape(s);
+      const size_t bytes = size_t(c) * h * w;
+      const int count = std::max<int>(
+          2 * largest,
+          int(std::min<size_t>(size_t(o.synthetic_images), (size_t(1) << 30) / bytes)));
+      what += (what.empty() ? "" : ", ") + std::to_string(count) + " synthetic " +
+              (c == 1 ? "" : std::to_string(c) + "x") + std::to_string(h) + "x" +
+              std::to_string(w) + " images";
+      return test::synthetic_planes(count, c, h, w, o.seed);
+    });
     what += " (tests/synthetic.hpp)";
     return out;
   }
   DataFormat format = parse_data_format(o.data_format);
   if (format == DataFormat::Detect) format = detect_data_format(o.data_dir);
-  std::map<std::tuple<int, int, int>, std::shared_ptr<const Dataset>> by_shape;
   std::string shapes;
-  for (const ModelSpec& s : specs) {
-    const auto shape = format == DataFormat::Folder ? std::make_tuple(s.in_c, s.in_h, s.in_w)
-                                                    : std::make_tuple(0, 0, 0);
-    std::shared_ptr<const Dataset>& d = by_shape[shape];
-    if (!d) {
-      DatasetPair p = load_dataset(o.data_dir, format, {s.in_c, s.in_h, s.in_w}, 256);
-      d = std::make_shared<const Dataset>(std::move(p.train));
-      shapes += (shapes.empty() ? "" : ", ") + std::to_string(d->channels) + "x" +
-                std::to_string(d->height) + "x" + std::to_string(d->width);
-    }
-    out.push_back(d);
-  }
+  const auto key_of = [&](const ModelSpec& s) {
+    return format == DataFormat::Folder ? std::make_tuple(s.in_c, s.in_h, s.in_w)
+                                        : std::make_tuple(0, 0, 0);
+  };
+  auto out = once_per_shape(specs, key_of, [&](const ModelSpec& s) {
+    Dataset d = load_dataset(o.data_dir, format, {s.in_c, s.in_h, s.in_w}, 256).train;
+    shapes += (shapes.empty() ? "" : ", ") + std::to_string(d.channels) + "x" +
+              std::to_string(d.height) + "x" + std::to_string(d.width);
+    return d;
+  });
   what = "training images of " + o.data_dir +
          (format == DataFormat::Folder ? " (converted to each model's input: " + shapes + ")" : "");
   return out;
