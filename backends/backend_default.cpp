@@ -5,31 +5,38 @@
 namespace pcnn {
 
 void Backend::conv2d_fused_forward(const Conv2dShape& s, const ConvEpilogue& epi, const float* x,
-                                   const float* w, const float* b, float* act_out, float* y) {
-  conv2d_forward(s, x, w, b, act_out);
-  if (epi.act != Activation::None) activation_forward(epi.act, s.y_size(), act_out, act_out);
-  if (epi.pool != PoolKind::None) {
-    pool2d_forward(epi.pool, pooled_shape(s, epi), act_out, y);
-  } else if (y != act_out) {
-    copy(y, act_out, s.y_size() * sizeof(float));
-  }
+                                   const float* w, const float* b, const ConvKept& kept,
+                                   float* scratch, float* y) {
+  // The pre-pool output: kept when backward needs it, else in the transient scratch.
+  float* pre = epi.pool == PoolKind::None ? y : keeps_act_out(epi) ? kept.act_out : scratch;
+  conv2d_forward(s, x, w, b, pre);
+  if (epi.act != Activation::None) activation_forward(epi.act, s.y_size(), pre, pre);
+  if (epi.pool != PoolKind::None)
+    pool2d_forward(epi.pool, pooled_shape(s, epi), pre, y, kept.argmax);
 }
 
 void Backend::conv2d_fused_backward(const Conv2dShape& s, const ConvEpilogue& epi, const float* x,
-                                    const float* w, const float* act_out, const float* dy,
-                                    float* scratch, float* dx, float* dw, float* db) {
-  // d(act_out): routed back through the pooling, then through the activation.
-  const float* d_act = dy;
-  if (epi.pool != PoolKind::None) {
-    pool2d_backward(epi.pool, pooled_shape(s, epi), act_out, dy, scratch);
-    d_act = scratch;
+                                    const float* w, const ConvKept& kept, const float* y,
+                                    const float* dy, float* scratch, float* dx, float* dw,
+                                    float* db) {
+  // d(pre-activation): back through the pooling and the activation, into scratch.
+  const float* d_pre = dy;
+  if (epi.pool == PoolKind::Max) {
+    max_pool_backward_argmax(pooled_shape(s, epi), epi.act, kept.argmax, y, dy, scratch);
+    d_pre = scratch;
+  } else if (epi.pool == PoolKind::Avg) {
+    // avg reads no x: without a kept act_out, any plane-sized buffer stands in for it
+    pool2d_backward(epi.pool, pooled_shape(s, epi), kept.act_out ? kept.act_out : scratch, dy,
+                    scratch);
+    if (epi.act != Activation::None)
+      activation_backward(epi.act, s.y_size(), kept.act_out, scratch, scratch);
+    d_pre = scratch;
+  } else if (epi.act != Activation::None) {
+    activation_backward(epi.act, s.y_size(), y, dy, scratch);
+    d_pre = scratch;
   }
-  if (epi.act != Activation::None) {
-    activation_backward(epi.act, s.y_size(), act_out, d_act, scratch);
-    d_act = scratch;
-  }
-  conv2d_backward_weights(s, x, d_act, dw, db);
-  if (dx) conv2d_backward_data(s, d_act, w, dx);
+  conv2d_backward_weights(s, x, d_pre, dw, db);
+  if (dx) conv2d_backward_data(s, d_pre, w, dx);
 }
 
 void Backend::linear_forward(int N, int in, int out, Activation act, const float* x,

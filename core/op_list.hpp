@@ -41,12 +41,23 @@
 // x (N,C,H,W) -> y (N,C,P,Q); overwrites y; P = (H + 2*pad - window)/stride + 1, pad < window.
 // A window covers its in-image elements only (core/pool_math.hpp): max takes the first maximum
 // of them in row-major window order; avg divides by their count (window^2 without padding).
+// argmax (N,C,P,Q) or nullptr: max pooling overwrites it with pool_argmax_byte of each output
+// (window <= kMaxArgmaxWindow); never written by avg.
 #define PCNN_OP_PARAMS_pool2d_forward \
-  (PoolKind kind, const Pool2dShape& s, const float* x, float* y)
+  (PoolKind kind, const Pool2dShape& s, const float* x, float* y, uint8_t* argmax)
 // x, dy (N,C,P,Q) -> dx (N,C,H,W); overwrites dx. Max routes dy to the forward's argmax,
-// recomputed from x, so no index tensor has to be kept.
+// recomputed from x (the standalone pooling layer keeps no indices: x is kept anyway); avg
+// never reads x.
 #define PCNN_OP_PARAMS_pool2d_backward \
   (PoolKind kind, const Pool2dShape& s, const float* x, const float* dy, float* dx)
+// Max pooling's backward from its kept indices, through the activation before it: each output's
+// dy * act'(y) (y (N,C,P,Q) the pooled output, act None: dy) reaches the pixel its argmax byte
+// names; dx (N,C,H,W) overwritten, a pixel summing the windows that name it
+// (pool_gather_argmax_grad). What a fused convolution's backward needs instead of the pre-pool
+// activations.
+#define PCNN_OP_PARAMS_max_pool_backward_argmax                                                  \
+  (const Pool2dShape& s, Activation act, const uint8_t* argmax, const float* y, const float* dy, \
+   float* dx)
 
 // ---- bias and activations ------------------------------------------------------------------
 // y (N,C,HW) += b (C) broadcast; accumulates into y.
@@ -153,16 +164,20 @@
    const float* fill, const float* x, float* scratch, float* y)
 
 // ---- fused ops: optional; backends/backend_default.cpp composes them from the ops above -----
-// x -> act_out (N,K,P,Q) = act(conv(x,w)+b), saved for backward -> y = pool(act_out).
-// With epi.pool == None, y may equal act_out.
-#define PCNN_OP_PARAMS_conv2d_fused_forward                                             \
-  (const Conv2dShape& s, const ConvEpilogue& epi, const float* x, const float* w,      \
-   const float* b, float* act_out, float* y)
-// From dy (gradient of y) to dw, db (overwritten) and dx (overwritten; skipped if nullptr).
-// scratch: N*K*P*Q floats the default uses for d(act_out); may equal act_out's size only.
-#define PCNN_OP_PARAMS_conv2d_fused_backward                                            \
-  (const Conv2dShape& s, const ConvEpilogue& epi, const float* x, const float* w,      \
-   const float* act_out, const float* dy, float* scratch, float* dx, float* dw, float* db)
+// x -> y = pool(act(conv(x,w)+b)), or act(conv(x,w)+b) when epi.pool == None; overwrites y,
+// and kept (core/shapes.hpp ConvKept: max pooling's argmax bytes as pool2d_forward writes them,
+// or avg pooling's pre-pool act_out). scratch: N*K*P*Q floats, transient (a backend that
+// materialises the pre-pool output puts it there; the composed default does).
+#define PCNN_OP_PARAMS_conv2d_fused_forward                                                       \
+  (const Conv2dShape& s, const ConvEpilogue& epi, const float* x, const float* w, const float* b, \
+   const ConvKept& kept, float* scratch, float* y)
+// From dy (gradient of y), y and kept as the forward left them, to dw, db (overwritten) and dx
+// (overwritten; skipped if nullptr). scratch: N*K*P*Q floats, transient (the default puts
+// d(pre-activation) there).
+#define PCNN_OP_PARAMS_conv2d_fused_backward                                                    \
+  (const Conv2dShape& s, const ConvEpilogue& epi, const float* x, const float* w,               \
+   const ConvKept& kept, const float* y, const float* dy, float* scratch, float* dx, float* dw, \
+   float* db)
 // Fully connected: x (N,in), w (out,in), b (out) -> y (N,out) = act(x w^T + b); overwrites y.
 #define PCNN_OP_PARAMS_linear_forward                                                    \
   (int N, int in, int out, Activation act, const float* x, const float* w, const float* b, \
@@ -174,13 +189,15 @@
    const float* dy, float* scratch, float* dx, float* dw, float* db)
 
 // Every backend defines these.
-#define PCNN_REQUIRED_OPS(X)                                                                 \
-  X(gemm) X(conv2d_forward) X(conv2d_backward_data) X(conv2d_backward_weights)               \
-  X(pool2d_forward) X(pool2d_backward) X(bias_add) X(bias_backward) X(activation_forward)   \
-  X(activation_backward) X(softmax_cross_entropy) X(check_step) X(sgd_update)               \
-  X(adam_update) X(gather_train_batch) X(gather_batch) X(augment_batch)                      \
-  X(batchnorm_forward_train) X(batchnorm_forward_infer) X(batchnorm_backward)               \
-  X(dropout_forward) X(dropout_backward) X(global_avg_pool_forward) X(global_avg_pool_backward)
+#define PCNN_REQUIRED_OPS(X)                                                                      \
+  X(gemm)                                                                                         \
+  X(conv2d_forward) X(conv2d_backward_data) X(conv2d_backward_weights) X(pool2d_forward)          \
+      X(pool2d_backward) X(max_pool_backward_argmax) X(bias_add) X(bias_backward)                 \
+          X(activation_forward) X(activation_backward) X(softmax_cross_entropy) X(check_step)     \
+              X(sgd_update) X(adam_update) X(gather_train_batch) X(gather_batch) X(augment_batch) \
+                  X(batchnorm_forward_train) X(batchnorm_forward_infer) X(batchnorm_backward)     \
+                      X(dropout_forward) X(dropout_backward) X(global_avg_pool_forward)           \
+                          X(global_avg_pool_backward)
 
 // A backend may define these; otherwise the composed defaults run.
 #define PCNN_FUSED_OPS(X) \

@@ -5,6 +5,9 @@
 // window^2, as before padding existed.
 #pragma once
 
+#include <cstdint>
+
+#include "core/activation_math.hpp"
 #include "core/host_device.hpp"
 #include "core/shapes.hpp"
 
@@ -81,6 +84,34 @@ PCNN_HD inline float pool_gather_grad(const Pool2dShape& s, const float* plane,
       } else {
         acc += g * (1.f / float(b.count()));
       }
+    }
+  return acc;
+}
+
+// Max pooling's kept index of output (p, q): where its maximum lies in the window, counted
+// row-major over the whole window (clipped or not), so one byte holds it (window <=
+// kMaxArgmaxWindow). best: the plane index pool_window_reduce gave.
+PCNN_HD inline uint8_t pool_argmax_byte(const Pool2dShape& s, int p, int q, int best) {
+  const int top = p * s.stride - s.pad, left = q * s.stride - s.pad;
+  return uint8_t((best / s.W - top) * s.window + (best % s.W - left));
+}
+
+// The gradient reaching pixel (h, w) of one (H, W) plane from max-pooling windows p_lo..p_hi x
+// q_lo..q_hi (windows_covering) whose kept index names it: each such window sends dy *
+// act'(y), y its pooled output (act: the activation before the pooling; None sends dy).
+// argmax_plane, y_plane, dy_plane: the plane's (P, Q) indices, outputs and gradients.
+PCNN_HD inline float pool_gather_argmax_grad(const Pool2dShape& s, Activation act,
+                                             const uint8_t* argmax_plane, const float* y_plane,
+                                             const float* dy_plane, int h, int w, int p_lo,
+                                             int p_hi, int q_lo, int q_hi) {
+  const int Q = s.Q();
+  float acc = 0.f;
+  for (int p = p_lo; p <= p_hi; ++p)
+    for (int q = q_lo; q <= q_hi; ++q) {
+      const int at = (h - (p * s.stride - s.pad)) * s.window + (w - (q * s.stride - s.pad));
+      if (argmax_plane[p * Q + q] != at) continue;
+      const float g = dy_plane[p * Q + q];
+      acc += act == Activation::None ? g : g * activation_derivative(act, y_plane[p * Q + q]);
     }
   return acc;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "core/host_device.hpp"
 #include "core/vocabulary.hpp"
@@ -55,6 +56,35 @@ PCNN_HD inline Pool2dShape pooled_shape(const Conv2dShape& s, const ConvEpilogue
   p.N = s.N; p.C = s.K; p.H = s.P(); p.W = s.Q();
   p.window = epi.pool_window; p.stride = epi.pool_stride;
   return p;
+}
+
+// Max pooling keeps one byte per output, the place of its window's maximum (core/pool_math.hpp):
+// windows of up to 16x16. A larger max pool stays a layer of its own (models/model_spec.cpp).
+inline constexpr int kMaxArgmaxWindow = 16;
+
+// What a fused convolution keeps between its forward and its backward besides its output y
+// (the layer allocates it, the backend writes it in the forward and reads it in the backward):
+// - max pooling: argmax, one byte per pooled output (pool2d_forward's indices). The derivative
+//   of the activation at the maximum comes from y itself: every activation is non-decreasing,
+//   so pooling act(z) picks the element act(max z) and y is the activation's output there.
+// - avg pooling with an activation: act_out, the (N,K,P,Q) activation output before pooling.
+// - otherwise nothing (no pooling: y is the activation's output; avg without one: dy / area).
+struct ConvKept {
+  uint8_t* argmax = nullptr;
+  float* act_out = nullptr;
+};
+
+inline bool keeps_argmax(const ConvEpilogue& e) { return e.pool == PoolKind::Max; }
+inline bool keeps_act_out(const ConvEpilogue& e) {
+  return e.pool == PoolKind::Avg && e.act != Activation::None;
+}
+// The bytes of ConvKept one image needs (s.N is ignored: one image).
+inline size_t kept_bytes_per_image(const Conv2dShape& s, const ConvEpilogue& e) {
+  Conv2dShape one = s;
+  one.N = 1;
+  if (keeps_argmax(e)) return pooled_shape(one, e).y_size();
+  if (keeps_act_out(e)) return one.y_size() * sizeof(float);
+  return 0;
 }
 
 }  // namespace pcnn

@@ -44,29 +44,31 @@ std::string Conv2D::describe() const {
   return os.str();
 }
 
-// What setup() below allocates, per sample.
-size_t Conv2D::kept_floats_per_sample() const {
-  const size_t pre_pool = shape(1).y_size();
-  const bool pool = p_.epilogue.pool != PoolKind::None;
-  return (pool ? pre_pool : 0) + (pool || p_.epilogue.act != Activation::None ? pre_pool : 0);
+// What setup() below allocates, per sample: max pooling's indices, or avg pooling's pre-pool
+// activations (ConvKept).
+size_t Conv2D::kept_bytes_per_sample() const { return kept_bytes_per_image(shape(1), p_.epilogue); }
+
+// The pre-pool output on its way to pooling, or its gradient on the way back.
+size_t Conv2D::workspace_floats_per_sample() const {
+  const bool epilogue = p_.epilogue.pool != PoolKind::None || p_.epilogue.act != Activation::None;
+  return epilogue ? shape(1).y_size() : 0;
 }
 
 void Conv2D::setup(Backend& be, int max_batch) {
-  const size_t pre_pool = shape(max_batch).y_size();
-  if (p_.epilogue.pool != PoolKind::None) act_out_ = DeviceArray<float>(be, pre_pool);
-  if (p_.epilogue.pool != PoolKind::None || p_.epilogue.act != Activation::None)
-    scratch_ = DeviceArray<float>(be, pre_pool);
+  kept_view_ = ConvKept{};
+  if (!kept_bytes_per_sample()) return;
+  kept_ = DeviceArray<uint8_t>(be, size_t(max_batch) * kept_bytes_per_sample());
+  if (keeps_argmax(p_.epilogue)) kept_view_.argmax = kept_.get();
+  if (keeps_act_out(p_.epilogue)) kept_view_.act_out = reinterpret_cast<float*>(kept_.get());
 }
 
 void Conv2D::forward(Backend& be, int N, const float* x, float* y) {
-  float* act_out = p_.epilogue.pool != PoolKind::None ? act_out_.get() : y;
-  be.conv2d_fused_forward(shape(N), p_.epilogue, x, w_, b_, act_out, y);
+  be.conv2d_fused_forward(shape(N), p_.epilogue, x, w_, b_, kept_view_, workspace_, y);
 }
 
 void Conv2D::backward(Backend& be, int N, const float* x, const float* y, const float* dy,
                       float* dx) {
-  const float* act_out = p_.epilogue.pool != PoolKind::None ? act_out_.get() : y;
-  be.conv2d_fused_backward(shape(N), p_.epilogue, x, w_, act_out, dy, scratch_.get(), dx, dw_,
+  be.conv2d_fused_backward(shape(N), p_.epilogue, x, w_, kept_view_, y, dy, workspace_, dx, dw_,
                            db_);
 }
 

@@ -18,7 +18,8 @@ class Conv2D : public WeightedLayer {
   Conv2D(FeatureShape in, const Conv2dParams& p);
   std::string describe() const override;
   void setup(Backend& be, int max_batch) override;
-  size_t kept_floats_per_sample() const override;
+  size_t kept_bytes_per_sample() const override;
+  size_t workspace_floats_per_sample() const override;
   PCNN_LAYER_PASSES
   double forward_flops(int N) const override { return shape(N).forward_flops(); }
 
@@ -27,8 +28,8 @@ class Conv2D : public WeightedLayer {
 
  private:
   Conv2dParams p_;
-  DeviceArray<float> act_out_;  // act(conv(x)) before pooling, kept for backward (pool only)
-  DeviceArray<float> scratch_;  // d(act_out) in the composed backward
+  DeviceArray<uint8_t> kept_;  // what the fused backward reads besides y (core/shapes.hpp)
+  ConvKept kept_view_;         // kept_ as the backend's fused ops take it
 };
 
 }  // namespace pcnn

@@ -16,11 +16,9 @@ std::string Dense::describe() const {
          (act_ == Activation::None ? "" : std::string(" +") + activation_name(act_));
 }
 
-// What setup() below allocates, per sample.
-size_t Dense::kept_floats_per_sample() const { return act_ != Activation::None ? size_t(units()) : 0; }
-
-void Dense::setup(Backend& be, int max_batch) {
-  if (act_ != Activation::None) scratch_ = DeviceArray<float>(be, size_t(max_batch) * units());
+// d(pre-activation) in the backward.
+size_t Dense::workspace_floats_per_sample() const {
+  return act_ != Activation::None ? size_t(units()) : 0;
 }
 
 void Dense::forward(Backend& be, int N, const float* x, float* y) {
@@ -29,8 +27,7 @@ void Dense::forward(Backend& be, int N, const float* x, float* y) {
 
 void Dense::backward(Backend& be, int N, const float* x, const float* y, const float* dy,
                      float* dx) {
-  be.linear_backward(N, int(in_.size()), units(), act_, x, w_, y, dy, scratch_.get(), dx, dw_,
-                     db_);
+  be.linear_backward(N, int(in_.size()), units(), act_, x, w_, y, dy, workspace_, dx, dw_, db_);
 }
 
 }  // namespace pcnn

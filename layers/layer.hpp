@@ -1,6 +1,7 @@
 // A layer: written once against the Backend contract, never against a backend's own code.
-// The model owns the activations between layers; a layer owns only what it keeps between its
-// forward and backward passes (e.g. a fused convolution's pre-pooling output).
+// The model owns the activations between layers, their gradients and one workspace all layers
+// share; a layer owns only what it keeps between its forward and backward passes (e.g. a fused
+// convolution's max-pooling indices).
 #pragma once
 
 #include <cstddef>
@@ -63,8 +64,13 @@ class Layer {
   virtual void init_state(float* host) const { (void)host; }
   // Allocates what forward keeps for backward, for batches of up to max_batch samples.
   virtual void setup(Backend& be, int max_batch) { (void)be; (void)max_batch; }
-  // The floats setup() allocates per sample (besides the model's buffers for the output).
-  virtual size_t kept_floats_per_sample() const { return 0; }
+  // The bytes setup() allocates per sample (besides the model's buffers for the output).
+  virtual size_t kept_bytes_per_sample() const { return 0; }
+  // Transient floats per sample a pass needs only while it runs (d(pre-activation), a pre-pool
+  // output on its way to pooling): the model gives every layer the same workspace, sized for the
+  // largest need, through bind_workspace.
+  virtual size_t workspace_floats_per_sample() const { return 0; }
+  void bind_workspace(float* workspace) { workspace_ = workspace; }
   // True when the output is the input, reinterpreted (Flatten): the model aliases the buffers.
   virtual bool is_view() const { return false; }
   // The pass the next forward (and the backward after it) belongs to; the model sets it.
@@ -83,6 +89,7 @@ class Layer {
  protected:
   FeatureShape in_, out_;
   PassContext pass_;
+  float* workspace_ = nullptr;  // shared by every layer of the model: valid during one pass only
 };
 
 // Kaiming-normal or Xavier-uniform weights (core/vocabulary.hpp: preferred_init); biases start

@@ -30,7 +30,7 @@ std::string Pool2D::describe() const {
 }
 
 void Pool2D::forward(Backend& be, int N, const float* x, float* y) {
-  be.pool2d_forward(kind_, shape(N), x, y);
+  be.pool2d_forward(kind_, shape(N), x, y, nullptr);
 }
 
 void Pool2D::backward(Backend& be, int N, const float* x, const float*, const float* dy,

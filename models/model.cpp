@@ -1,18 +1,19 @@
 // Building a model from its spec, and running its layers forward and backward.
 #include "models/model.hpp"
 
+#include <algorithm>
 #include <new>
 #include <sstream>
 
 #include "core/check.hpp"
 #include "core/checked_math.hpp"
+#include "core/vocabulary.hpp"
 #include "layers/activation.hpp"
 #include "layers/batchnorm.hpp"
 #include "layers/conv2d.hpp"
 #include "layers/dense.hpp"
 #include "layers/dropout.hpp"
 #include "layers/global_avg_pool.hpp"
-#include "core/vocabulary.hpp"
 #include "layers/pool2d.hpp"
 #include "models/spec_check.hpp"
 
@@ -103,15 +104,28 @@ std::vector<std::unique_ptr<Layer>> build_layers(const ModelSpec& spec) {
   return layers;
 }
 
-size_t activation_floats_per_sample(const Layer& layer) {
-  return (layer.is_view() ? 0 : 2 * layer.output_shape().size()) + layer.kept_floats_per_sample();
+size_t layer_activation_bytes(const Layer& layer) {
+  return (layer.is_view() ? 0 : layer.output_shape().size() * sizeof(float)) +
+         layer.kept_bytes_per_sample();
+}
+
+ActivationBytes activation_bytes(const std::vector<std::unique_ptr<Layer>>& layers) {
+  ActivationBytes b;
+  size_t largest_output = 0, largest_workspace = 0;
+  for (const auto& l : layers) {
+    b.kept += l->kept_bytes_per_sample();
+    largest_workspace = std::max(largest_workspace, l->workspace_floats_per_sample());
+    if (l->is_view()) continue;
+    b.outputs += l->output_shape().size() * sizeof(float);
+    largest_output = std::max(largest_output, l->output_shape().size());
+  }
+  b.gradients = 2 * largest_output * sizeof(float);
+  b.workspace = largest_workspace * sizeof(float);
+  return b;
 }
 
 size_t activation_bytes_per_image(const ModelSpec& spec, bool fused) {
-  size_t floats = 0;
-  for (const auto& l : build_layers(fused ? fuse(spec) : spec))
-    floats += activation_floats_per_sample(*l);
-  return floats * sizeof(float);
+  return activation_bytes(build_layers(fused ? fuse(spec) : spec)).total();
 }
 
 std::vector<float> initial_params(const ModelSpec& spec, uint64_t seed) {
@@ -161,13 +175,12 @@ Model::Model(Backend& be, const ModelSpec& spec, int max_batch, uint64_t seed, b
   }
 }
 
-// The parameters, their gradients, and the activations of max_batch images (two buffers per
-// layer output, activations and their gradients, and what the layers keep themselves).
+// The parameters, their gradients, the state, and the activations of max_batch images
+// (activation_bytes).
 size_t Model::device_bytes(size_t param_count) const {
   size_t floats = 2 * param_count;
   for (const auto& l : layers_) floats += l->state_count();
-  for (const auto& l : layers_) floats += size_t(max_batch_) * activation_floats_per_sample(*l);
-  return floats * sizeof(float);
+  return floats * sizeof(float) + size_t(max_batch_) * activation_bytes(layers_).total();
 }
 
 std::string Model::memory_message(size_t param_count, const std::string& cause) const {
@@ -191,15 +204,24 @@ void Model::allocate(const std::vector<float>& host, const std::vector<float>& h
     state_offset += l->state_count();
     l->setup(be_, max_batch_);
   }
+  const ActivationBytes per_sample = activation_bytes(layers_);
+  const size_t largest = per_sample.gradients / (2 * sizeof(float));
+  for (auto& g : grad_buffers_) g = DeviceArray<float>(be_, size_t(max_batch_) * largest);
+  if (per_sample.workspace) {
+    workspace_ = DeviceArray<float>(be_, size_t(max_batch_) * per_sample.workspace / sizeof(float));
+    for (auto& l : layers_) l->bind_workspace(workspace_.get());
+  }
   out_.resize(layers_.size());
   grad_out_.resize(layers_.size());
+  // Going back, layer i reads the gradient of its output and writes that of its input, which
+  // is the output of the layer before: consecutive (non-view) layers take the two buffers in
+  // turn, so a gradient lives only until the layer before has used it.
+  size_t turn = 0;
   for (size_t i = 0; i < layers_.size(); ++i) {
     if (layers_[i]->is_view()) continue;  // resolved in forward(): aliases its input
-    const size_t n = size_t(max_batch_) * layers_[i]->output_shape().size();
-    buffers_.emplace_back(be_, n);
+    buffers_.emplace_back(be_, size_t(max_batch_) * layers_[i]->output_shape().size());
     out_[i] = buffers_.back().get();
-    buffers_.emplace_back(be_, n);
-    grad_out_[i] = buffers_.back().get();
+    grad_out_[i] = grad_buffers_[turn++ % 2].get();
   }
 }
 

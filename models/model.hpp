@@ -63,7 +63,9 @@ class Model {
   SoftmaxCrossEntropy loss_;
   DeviceArray<float> params_, grads_;
   DeviceArray<float> state_;                  // non-trained state (Layer::state_count)
-  std::vector<DeviceArray<float>> buffers_;   // activations and their gradients
+  std::vector<DeviceArray<float>> buffers_;   // layer outputs
+  DeviceArray<float> grad_buffers_[2];        // output gradients, used in turn going back
+  DeviceArray<float> workspace_;              // Layer::bind_workspace
   std::vector<float*> out_, grad_out_;        // per layer (views alias their input)
   const float* input_ = nullptr;
 };
@@ -78,9 +80,18 @@ std::vector<float> initial_state(const ModelSpec& spec);
 // (check_spec), without parameters or buffers: for describing a model without a backend.
 std::vector<std::unique_ptr<Layer>> build_layers(const ModelSpec& spec);
 
-// The activation floats a model keeps per sample for backward: each non-view layer's output and
-// its gradient, and what the layer itself keeps (kept_floats_per_sample).
-size_t activation_floats_per_sample(const Layer& layer);
+// The activation bytes a training model needs per sample, by kind.
+struct ActivationBytes {
+  size_t outputs = 0;    // every non-view layer's output (the next layer's input)
+  size_t kept = 0;       // what the layers keep themselves (Layer::kept_bytes_per_sample)
+  size_t gradients = 0;  // two output-gradient buffers used in turn, each of the largest output
+  size_t workspace = 0;  // one transient workspace every layer shares: the largest need
+  size_t total() const { return outputs + kept + gradients + workspace; }
+};
+ActivationBytes activation_bytes(const std::vector<std::unique_ptr<Layer>>& layers);
+
+// One layer's own share of that: its output and what it keeps (not the shared buffers).
+size_t layer_activation_bytes(const Layer& layer);
 
 // The activation bytes one image keeps for backward in the whole model: of the fused layers as
 // Model builds them, or (fused = false) of the spec's layers one by one, for the comparison.

@@ -3,10 +3,11 @@
 #include "models/model_spec.hpp"
 
 #include <fstream>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "core/check.hpp"
+#include "core/shapes.hpp"
 #include "core/vocabulary.hpp"
 #include "models/builtin_models.hpp"
 
@@ -71,9 +72,12 @@ ModelSpec fuse(const ModelSpec& spec, std::vector<size_t>* first) {
       prev->act = l.type;
       continue;
     }
-    // A padded pool stays a layer of its own: the fused kernels pool without padding.
-    if (prev_open && is_kind(prev->type, LayerKind::Conv) && is_pool(l.type) && prev->pool == "none" &&
-        l.pad == 0) {
+    // A padded pool stays a layer of its own: the fused kernels pool without padding; so does a
+    // max pool too wide for one-byte indices (core/shapes.hpp, kMaxArgmaxWindow).
+    const bool indexable = !is_kind(l.type, LayerKind::Pool) ||
+                           parse_pool(l.type) != PoolKind::Max || l.kernel <= kMaxArgmaxWindow;
+    if (prev_open && is_kind(prev->type, LayerKind::Conv) && is_pool(l.type) &&
+        prev->pool == "none" && l.pad == 0 && indexable) {
       prev->pool = l.type;
       prev->pool_window = l.kernel;
       prev->pool_stride = l.stride;

@@ -92,6 +92,9 @@ LayerGeometry conv_geometry(const Where& at, const LayerSpec& l, const LayerGeom
     at.at_least(l.pool_window, 1, "pool_window");
     at.at_least(l.pool_stride, 1, "pool_stride");
     fits(at, l.pool_window, g.h, g.w, 0, "pool_window");
+    if (pool == PoolKind::Max && l.pool_window > kMaxArgmaxWindow)
+      at.fail("'pool_window' " + std::to_string(l.pool_window) + " of a fused max pool is above " +
+              std::to_string(kMaxArgmaxWindow) + ": use a maxpool layer of its own");
     g.h = (g.h - l.pool_window) / l.pool_stride + 1;
     g.w = (g.w - l.pool_window) / l.pool_stride + 1;
   }

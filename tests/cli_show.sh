@@ -29,11 +29,14 @@ contains() {  # contains FILE "words"
 # LeNet-5: the totals and a batch's.
 show "$tmp/lenet5" lenet5 --batch-size 64
 contains "$tmp/lenet5" "model lenet5: 1x28x28 input, 10 classes, 61,706 parameters"
-contains "$tmp/lenet5" "  0-2    conv 5x5 x6 pad 2 +relu +maxpool 2  6x14x14         156      235,200                  47,040"
-contains "$tmp/lenet5" "         total                                            61,706      833,040                  65,568"
-contains "$tmp/lenet5" "per image: 833,040 FLOPs forward, 2,499,120 forward and backward; 65,568 bytes of activations"
+# conv1's activation bytes: its output 4 * 6*14*14 = 4,704 and one argmax byte per output, 1,176.
+contains "$tmp/lenet5" "  0-2    conv 5x5 x6 pad 2 +relu +maxpool 2  6x14x14         156      235,200                   5,880"
+contains "$tmp/lenet5" "         output gradients (2 buffers)                                                           9,408"
+contains "$tmp/lenet5" "         workspace (transient)                                                                 18,816"
+contains "$tmp/lenet5" "         total                                            61,706      833,040                  36,960"
+contains "$tmp/lenet5" "per image: 833,040 FLOPs forward, 2,499,120 forward and backward; 36,960 bytes of activations"
 contains "$tmp/lenet5" "batch of 64: 53,314,560 FLOPs forward, 159,943,680 forward and backward"
-contains "$tmp/lenet5" "batch of 64: 4,196,352 bytes of activations (4.0 MiB), 493,648 bytes of parameters and their gradients"
+contains "$tmp/lenet5" "batch of 64: 2,365,440 bytes of activations (2.3 MiB), 493,648 bytes of parameters and their gradients"
 
 # A built-in name and its file: one description, one table.
 for m in lenet5 simard2003 mlp; do
@@ -60,7 +63,7 @@ cat >"$tmp/bn.json" <<'JSON'
   {"type": "maxpool", "kernel": 2}, {"type": "dense", "units": 10}]}
 JSON
 show "$tmp/bn_spec" "$tmp/bn.json"
-grep -q "batchnorm x4 +relu  *4x24x24  *8  *18,432  *18,432$" "$tmp/bn_spec" && echo "ok: pcnn show lists the batchnorm, relu fused into it" ||
+grep -q "batchnorm x4 +relu  *4x24x24  *8  *18,432  *9,216$" "$tmp/bn_spec" && echo "ok: pcnn show lists the batchnorm, relu fused into it" ||
   { echo "FAIL: no batchnorm row in: $(cat "$tmp/bn_spec")"; failures=$((failures + 1)); }
 expect_ok train --backend serial --model "$tmp/bn.json" --epochs 2 --batch-size 4 --data "$tmp/data" --save "$tmp/bn.pcnn"
 train_acc=$(sed -n 's/^final test accuracy \([0-9.]*\),.*/\1/p' "$tmp/out")
@@ -115,7 +118,8 @@ expect_usage_error "--batch-size: must be at least 1, got 0" show lenet5 --batch
   { echo "FAIL: a bad file printed: $(cat "$tmp/out")"; failures=$((failures + 1)); }
 
 # Padded pools, dropout and global average pooling: rows with their parameters, FLOPs (one per
-# input element) and activation bytes (output and gradient; dropout keeps no mask).
+# input element) and activation bytes (the output; gradients are shared buffers; dropout keeps no
+# mask).
 spec '{"name": "regularised", "input": [1, 28, 28], "layers": [
   {"type": "conv", "units": 6, "kernel": 3, "pad": 1, "act": "relu"},
   {"type": "maxpool", "kernel": 3, "stride": 2, "pad": 1},
@@ -123,10 +127,10 @@ spec '{"name": "regularised", "input": [1, 28, 28], "layers": [
   {"type": "avgpool", "kernel": 2, "pad": 1}, {"type": "dropout", "rate": 0.25},
   {"type": "globalavgpool"}, {"type": "flatten"}, {"type": "dense", "units": 10}]}' regularised.json
 show "$tmp/regularised" "$tmp/regularised.json"
-contains "$tmp/regularised" "  1      maxpool 3 stride 2 pad 1  6x14x14           0        4,704                   9,408"
-contains "$tmp/regularised" "  3      avgpool 2 stride 2 pad 1  8x7x7             0        1,152                   3,136"
-contains "$tmp/regularised" "  4      dropout 0.25              8x7x7             0          392                   3,136"
-contains "$tmp/regularised" "  5      globalavgpool             8                 0          392                      64"
+contains "$tmp/regularised" "  1      maxpool 3 stride 2 pad 1      6x14x14           0        4,704                   4,704"
+contains "$tmp/regularised" "  3      avgpool 2 stride 2 pad 1      8x7x7             0        1,152                   1,568"
+contains "$tmp/regularised" "  4      dropout 0.25                  8x7x7             0          392                   1,568"
+contains "$tmp/regularised" "  5      globalavgpool                 8                 0          392                      32"
 spec '{"input": [1, 6, 6], "layers": [{"type": "maxpool", "kernel": 2, "pad": 2}, {"type": "flatten"}, {"type": "dense", "units": 10}]}' pad.json
 expect_error "layer 0 (maxpool): 'pad' 2 must be less than 'kernel' 2" show "$tmp/pad.json"
 spec '{"input": [1, 6, 6], "layers": [{"type": "dropout", "rate": 1.0}, {"type": "flatten"}, {"type": "dense", "units": 10}]}' rate.json

@@ -150,7 +150,7 @@ std::vector<Output> DeviceTensors::outputs(std::string* problems) const {
       damage = "changed its input " + s.name;
     if (problems && !damage.empty()) *problems += (problems->empty() ? "" : "; ") + damage;
     if (s.role == Role::Out || s.role == Role::InOut)
-      outs.push_back({s.name, as_floats(s, image.data() + body_start(s))});
+      outs.push_back({s.name, as_floats(s, image.data() + body_start(s)), s.type != DType::F32});
   }
   return outs;
 }
@@ -187,9 +187,11 @@ Verdict compare_outputs(const OpCase& c, const RunResult& got, const RunResult& 
     return v;
   }
   for (size_t i = 0; i < want.outputs.size(); ++i) {
-    const Comparison cmp = compare(got.outputs[i].values, want.outputs[i].values, c.tol.value);
+    // An index one place off is as wrong as one far off: integers are never given a tolerance.
+    const Tolerance tol = want.outputs[i].exact ? kExact : c.tol;
+    const Comparison cmp = compare(got.outputs[i].values, want.outputs[i].values, tol.value);
     if (!cmp.ok)
-      fail("output " + want.outputs[i].name + ": " + cmp.detail + " (tolerance: " + c.tol.why + ")");
+      fail("output " + want.outputs[i].name + ": " + cmp.detail + " (tolerance: " + tol.why + ")");
   }
   return v;
 }

@@ -3,14 +3,16 @@
 // core/vocabulary.hpp by loop (a new row is tested with no edit here), and the real LeNet-5,
 // Simard-2003 and MLP layers at the perf batch. FLOPs count a multiply-add as two; bytes are what
 // the op must read and write at least (each tensor once).
+#include "tests/op_table.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
 #include "core/activation_math.hpp"
 #include "core/augment_math.hpp"
+#include "core/pool_math.hpp"
 #include "tests/compare.hpp"
-#include "tests/op_table.hpp"
 
 namespace pcnn::test {
 
@@ -363,15 +365,50 @@ void launch_pool_backward(Backend& be, const OpParams& p, const DeviceTensors& t
   be.pool2d_backward(p.pool_kind, p.pool, t.f("x"), t.f("dy"), t.f("dx"));
 }
 
-// pool2d_forward (x -> y) or pool2d_backward (x, dy -> dx); x distinct, so max has no ties.
-OpCase pool_case(Op op, const std::string& name, PoolKind kind, const Pool2dShape& s, bool perf) {
+// The argmax bytes max pooling keeps: a valid place for every output, drawn at random inside its
+// window's in-image part (pool_window), as core/pool_math.hpp's pool_argmax_byte counts it (row
+// by row over the whole, unclipped window).
+std::vector<float> random_argmax(Rng& rng, const Pool2dShape& s) {
+  std::vector<float> v(s.y_size());
+  const int P = s.P(), Q = s.Q();
+  for (size_t i = 0; i < v.size(); ++i) {
+    const int p = int(i / size_t(Q)) % P, q = int(i % size_t(Q));
+    const PoolWindow b = pool_window(s, p, q);
+    const int h = b.h0 + int(rng.next_u64() % uint64_t(b.h1 - b.h0));
+    const int w = b.w0 + int(rng.next_u64() % uint64_t(b.w1 - b.w0));
+    v[i] = float((h - (p * s.stride - s.pad)) * s.window + (w - (q * s.stride - s.pad)));
+  }
+  return v;
+}
+
+// Where pool2d_forward's argmax goes: written and compared for max; for avg an input the op must
+// leave alone (the contract: never written by avg), so a stray write shows as a changed input.
+TensorSpec argmax_tensor(const OpParams& p, Rng& r) {
+  if (p.pool_kind == PoolKind::Max) return out("argmax", p.pool.y_size(), DType::U8);
+  return in("argmax", integers(r, p.pool.y_size(), 256), DType::U8);
+}
+
+uint8_t* argmax_of(const OpParams& p, const DeviceTensors& t) {
+  return p.with_argmax ? t.u8("argmax") : nullptr;
+}
+
+// pool2d_forward (x -> y, argmax) or pool2d_backward (x, dy -> dx); x distinct, so max has no
+// ties and its argmax is one place on every backend.
+OpCase pool_case(Op op, const std::string& name, PoolKind kind, const Pool2dShape& s, bool perf,
+                 bool with_argmax = true) {
   OpParams p;
   p.pool = s;
   p.pool_kind = kind;
+  p.with_argmax = with_argmax;
   const bool bwd = op == Op::pool2d_backward;
-  OpCase c = make_case(op, std::string(pool_name(kind)) + " " + name + " " + describe(s), p,
-                       kElementwise, pool_flops(s),
-                       4.0 * double((bwd ? 2 : 1) * s.x_size() + s.y_size()), perf);
+  const bool writes_argmax = !bwd && with_argmax && kind == PoolKind::Max;
+  OpCase c = make_case(op,
+                       std::string(pool_name(kind)) + " " + name + " " + describe(s) +
+                           (bwd || with_argmax ? "" : " no argmax"),
+                       p, kElementwise, pool_flops(s),
+                       4.0 * double((bwd ? 2 : 1) * s.x_size() + s.y_size()) +
+                           (writes_argmax ? double(s.y_size()) : 0.0),
+                       perf);
   c.tensors = [bwd](const OpParams& p, Rng& r) {
     std::vector<TensorSpec> v = {in("x", distinct(r, p.pool.x_size()))};
     if (bwd) {
@@ -379,6 +416,7 @@ OpCase pool_case(Op op, const std::string& name, PoolKind kind, const Pool2dShap
       v.push_back(out("dx", p.pool.x_size()));
     } else {
       v.push_back(out("y", p.pool.y_size()));
+      if (p.with_argmax) v.push_back(argmax_tensor(p, r));
     }
     return v;
   };
@@ -386,34 +424,84 @@ OpCase pool_case(Op op, const std::string& name, PoolKind kind, const Pool2dShap
     c.launch = launch_pool_backward;
   else
     c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
-      be.pool2d_forward(p.pool_kind, p.pool, t.f("x"), t.f("y"));
+      be.pool2d_forward(p.pool_kind, p.pool, t.f("x"), t.f("y"), argmax_of(p, t));
     };
   return c;
 }
 
 // Max pooling over values 0, 0.5 and 1 (flat regions through ReLU): exact ties, and the contract
-// says which one wins (the first in row-major window order). Forward and backward in one case.
+// says which one wins (the first in row-major window order), in y, argmax and dx. Forward and
+// backward in one case.
 OpCase pool_ties(const std::string& name, const Pool2dShape& s) {
   OpParams p;
   p.pool = s;
   OpCase c = make_case(Op::pool2d_backward, "maxpool ties " + name + " " + describe(s), p, kExact,
-                       2 * pool_flops(s), 4.0 * double(2 * s.x_size() + 2 * s.y_size()), false);
+                       2 * pool_flops(s),
+                       4.0 * double(2 * s.x_size() + 2 * s.y_size()) + double(s.y_size()), false);
   c.tensors = [](const OpParams& p, Rng& r) {
     std::vector<float> x = integers(r, p.pool.x_size(), 3);
     for (auto& v : x) v *= 0.5f;
-    return std::vector<TensorSpec>{in("x", x), out("y", p.pool.y_size()),
-                                   in("dy", uniform(r, p.pool.y_size())), out("dx", p.pool.x_size())};
+    return std::vector<TensorSpec>{
+        in("x", x), out("y", p.pool.y_size()), out("argmax", p.pool.y_size(), DType::U8),
+        in("dy", uniform(r, p.pool.y_size())), out("dx", p.pool.x_size())};
   };
   c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
-    be.pool2d_forward(PoolKind::Max, p.pool, t.f("x"), t.f("y"));
+    be.pool2d_forward(PoolKind::Max, p.pool, t.f("x"), t.f("y"), t.u8("argmax"));
     be.pool2d_backward(PoolKind::Max, p.pool, t.f("x"), t.f("dy"), t.f("dx"));
   };
   return c;
 }
 
-void add_pool(std::vector<OpCase>& t, int B) {
-  struct Shape { const char* name; Pool2dShape s; bool grad; };
-  const Shape shapes[] = {
+void launch_max_pool_backward_argmax(Backend& be, const OpParams& p, const DeviceTensors& t) {
+  be.max_pool_backward_argmax(p.pool, p.act, t.u8("argmax"), t.f("y"), t.f("dy"), t.f("dx"));
+}
+
+// max_pool_backward_argmax (argmax, y, dy -> dx): valid indices at random places, y as an
+// activation leaves it. A pixel gathers one term per window naming it: without overlap at most
+// one (one formula per element), with overlapping windows a short sum in any order.
+OpCase pool_argmax_backward(const std::string& name, Activation act, const Pool2dShape& s,
+                            bool perf) {
+  OpParams p;
+  p.pool = s;
+  p.act = act;
+  const bool overlap = s.stride < s.window;
+  // reads argmax (bytes), y and dy; writes dx
+  OpCase c = make_case(Op::max_pool_backward_argmax,
+                       name + " " + describe(s) + " +" + activation_name(act), p,
+                       overlap ? kSum : kElementwise, 3.0 * double(s.y_size()),
+                       double(s.y_size()) * 9.0 + 4.0 * double(s.x_size()), perf);
+  c.tensors = [](const OpParams& p, Rng& r) {
+    return std::vector<TensorSpec>{in("argmax", random_argmax(r, p.pool), DType::U8),
+                                   in("y", activated(r, p.act, p.pool.y_size())),
+                                   in("dy", uniform(r, p.pool.y_size())),
+                                   out("dx", p.pool.x_size())};
+  };
+  c.launch = launch_max_pool_backward_argmax;
+  return c;
+}
+
+// The gradient of max pooling through its kept indices: pool2d_forward writes y and argmax, and
+// max_pool_backward_argmax without an activation must give dL/dx.
+// Every coordinate of x: only a window's maximum gets a gradient, few pixels under wide windows,
+// which a sample of 12 may all miss.
+GradSpec argmax_grad() {
+  GradSpec g = gradient({Op::max_pool_backward_argmax}, "y", {"x"},
+                        [](Backend& be, const OpParams& p, const DeviceTensors& t) {
+                          be.max_pool_backward_argmax(p.pool, Activation::None, t.u8("argmax"),
+                                                      t.f("y"), t.f("dy"), t.f("dx"));
+                        });
+  g.coords = 1000;  // the grad shapes have at most 760 elements
+  return g;
+}
+
+struct PoolShape {
+  const char* name;
+  Pool2dShape s;
+  bool grad;  // small enough for finite differences
+};
+
+std::vector<PoolShape> pool_test_shapes() {
+  return {
       {"lenet5 pool1", pool_shape(5, 6, 28, 28, 2, 2), false},
       {"lenet5 pool2", pool_shape(3, 16, 10, 10, 2, 2), false},
       {"overlapping non-square", pool_shape(2, 3, 7, 9, 3, 2), true},
@@ -426,26 +514,59 @@ void add_pool(std::vector<OpCase>& t, int B) {
       {"padded stride1 pad2", pool_shape(1, 2, 5, 6, 3, 1, 2), true},
       {"padded ragged", pool_shape(2, 2, 10, 11, 3, 3, 1), false},
       {"padded 1-pixel plane", pool_shape(3, 2, 1, 1, 2, 1, 1), false},
+      // The widest window whose argmax fits a byte (kMaxArgmaxWindow), clipped by padding.
+      {"widest window", pool_shape(1, 2, 20, 19, kMaxArgmaxWindow, 3, 7), true},
   };
+}
+
+// The pooled outputs of the models' layers at batch B: what the perf cases time.
+std::vector<std::pair<std::string, Pool2dShape>> model_pool_shapes(int B) {
+  std::vector<std::pair<std::string, Pool2dShape>> v;
+  for (const Layer& l : model_conv_layers(B))
+    if (l.epi.pool != PoolKind::None) v.push_back({l.name + " output", pooled_shape(l.s, l.epi)});
+  return v;
+}
+
+// A 3x3 stride-2 pad-1 pool (ResNet's stem) of LeNet-5's first conv output.
+Pool2dShape stem_pool(int B) { return pool_shape(B, 6, 28, 28, 3, 2, 1); }
+
+// max_pool_backward_argmax over every pool shape and activation; its finite differences on the
+// small shapes through pool2d_forward's argmax; the models' pooled outputs timed (after ReLU).
+void add_pool_argmax(std::vector<OpCase>& t, int B) {
+  for (const PoolShape& s : pool_test_shapes()) {
+    for (Activation act : all_activations())
+      t.push_back(pool_argmax_backward(s.name, act, s.s, false));
+    if (!s.grad) continue;
+    t.push_back(pool_case(Op::pool2d_forward, std::string(s.name) + " argmax gradient",
+                          PoolKind::Max, s.s, false));
+    t.back().grad = argmax_grad();
+  }
+  for (const auto& [name, s] : model_pool_shapes(B))
+    t.push_back(pool_argmax_backward(name, Activation::ReLU, s, true));
+  t.push_back(pool_argmax_backward("lenet5 conv1 output", Activation::ReLU, stem_pool(B), true));
+}
+
+void add_pool(std::vector<OpCase>& t, int B) {
   for (PoolKind kind : all_pool_kinds()) {
     if (kind == PoolKind::None) continue;
-    for (const Shape& s : shapes) {
+    for (const PoolShape& s : pool_test_shapes()) {
       t.push_back(pool_case(Op::pool2d_forward, s.name, kind, s.s, false));
       if (s.grad) t.back().grad = gradient({Op::pool2d_backward}, "y", {"x"}, launch_pool_backward);
       t.push_back(pool_case(Op::pool2d_backward, s.name, kind, s.s, false));
     }
-    for (const Layer& l : model_conv_layers(B)) {
-      if (l.epi.pool == PoolKind::None) continue;
-      const Pool2dShape s = pooled_shape(l.s, l.epi);
+    for (const auto& [name, s] : model_pool_shapes(B))
       for (Op op : {Op::pool2d_forward, Op::pool2d_backward})
-        t.push_back(pool_case(op, l.name + " output", kind, s, true));
-    }
-    // A 3x3 stride-2 pad-1 pool (ResNet's stem) of LeNet-5's first conv output.
-    const Pool2dShape stem = pool_shape(B, 6, 28, 28, 3, 2, 1);
+        t.push_back(pool_case(op, name, kind, s, true));
     for (Op op : {Op::pool2d_forward, Op::pool2d_backward})
-      t.push_back(pool_case(op, "lenet5 conv1 output", kind, stem, true));
+      t.push_back(pool_case(op, "lenet5 conv1 output", kind, stem_pool(B), true));
   }
-  for (const Shape& s : shapes) t.push_back(pool_ties(s.name, s.s));
+  // As a pooling layer of its own calls it: no indices asked for (tiling, overlapping, padded).
+  for (int i : {0, 2, 6}) {
+    const PoolShape s = pool_test_shapes()[size_t(i)];
+    t.push_back(pool_case(Op::pool2d_forward, s.name, PoolKind::Max, s.s, false, false));
+  }
+  for (const PoolShape& s : pool_test_shapes()) t.push_back(pool_ties(s.name, s.s));
+  add_pool_argmax(t, B);
 }
 
 // ---- bias ------------------------------------------------------------------------------------
@@ -1042,24 +1163,61 @@ double epilogue_flops(const Conv2dShape& s, const ConvEpilogue& e) {
   return f;
 }
 
-// Without pooling, layers pass y == act_out (the contract allows it): the cases do the same.
-float* fused_y(const OpParams& p, const DeviceTensors& t) {
-  return t.f(p.epi.pool == PoolKind::None ? "act_out" : "y");
+// What the forward keeps for the backward, in bytes (core/shapes.hpp ConvKept).
+double kept_bytes(const Conv2dShape& s, const ConvEpilogue& e) {
+  return double(s.N) * double(kept_bytes_per_image(s, e));
+}
+
+// The forward reads x, w, b and writes y and what it keeps.
+double fused_forward_bytes(const Conv2dShape& s, const ConvEpilogue& e) {
+  return 4.0 * double(s.x_size() + s.w_size() + size_t(s.K) + fused_y_size(s, e)) +
+         kept_bytes(s, e);
+}
+
+// The backward reads x, w, dy, what was kept, and y where the activation's derivative comes from
+// it (not after avg pooling: act_out); writes dw, db and dx.
+double fused_backward_bytes(const Conv2dShape& s, const ConvEpilogue& e, bool want_dx) {
+  const bool reads_y = e.act != Activation::None && e.pool != PoolKind::Avg;
+  return 4.0 * ((want_dx ? 2.0 : 1.0) * double(s.x_size()) + 2.0 * double(s.w_size()) + s.K +
+                (reads_y ? 2.0 : 1.0) * double(fused_y_size(s, e))) +
+         kept_bytes(s, e);
+}
+
+// The case's kept tensors, as a Conv2D layer hands them to the fused ops.
+ConvKept kept_of(const OpParams& p, const DeviceTensors& t) {
+  ConvKept k;
+  if (keeps_argmax(p.epi)) k.argmax = t.u8("argmax");
+  if (keeps_act_out(p.epi)) k.act_out = t.f("act_out");
+  return k;
 }
 
 void launch_fused_backward(Backend& be, const OpParams& p, const DeviceTensors& t) {
-  be.conv2d_fused_backward(p.conv, p.epi, t.f("x"), t.f("w"), t.f("act_out"), t.f("dy"),
+  be.conv2d_fused_backward(p.conv, p.epi, t.f("x"), t.f("w"), kept_of(p, t), t.f("y"), t.f("dy"),
                            t.f("scratch"), p.want_dx ? t.f("dx") : nullptr, t.f("dw"), t.f("db"));
 }
 
-// The loss is over y, which is act_out itself without pooling; its gradient is "dy" either way.
-GradSpec fused_grad(const Conv2dShape& s, const ConvEpilogue& e, bool want_dx) {
-  GradSpec g = gradient(
-      {Op::conv2d_fused_backward}, e.pool == PoolKind::None ? "act_out" : "y",
+// The backward reads the forward's own y, kept tensors and scratch (the forward case's tensors);
+// the loss's gradient is "dy".
+GradSpec fused_grad(bool want_dx) {
+  return gradient(
+      {Op::conv2d_fused_backward}, "y",
       want_dx ? std::vector<std::string>{"x", "w", "b"} : std::vector<std::string>{"w", "b"},
-      launch_fused_backward, {scratch("scratch", s.y_size())});
-  g.d_of = "dy";
-  return g;
+      launch_fused_backward);
+}
+
+// Whether the convolution's sums come out the same in any order (and with or without FMA), so
+// that every backend pools the same values: the grid's multiples of 1/64 (Inputs::Grid), or a 1x1
+// convolution of one channel by +-1 (Inputs::Ordered). With random inputs a near tie in a max
+// pooling window may go either way in another summation order.
+bool exact_sums(Inputs inputs) { return inputs != Inputs::Random; }
+
+// The argmax bytes of a max-pooled forward: compared when the sums are exact, else only written
+// (guarded, not compared): the y of those cases still checks the convolution's precision, which
+// grid values (exact even in TF32) would not.
+TensorSpec fused_argmax(const OpParams& p, Inputs inputs) {
+  const size_t n = fused_y_size(p.conv, p.epi);
+  if (exact_sums(inputs)) return out("argmax", n, DType::U8);
+  return {"argmax", Role::Scratch, DType::U8, n, {}};
 }
 
 OpCase fused_forward(const std::string& name, const Conv2dShape& s, const ConvEpilogue& e,
@@ -1067,26 +1225,31 @@ OpCase fused_forward(const std::string& name, const Conv2dShape& s, const ConvEp
   OpParams p;
   p.conv = s;
   p.epi = e;
-  const bool pooled = e.pool != PoolKind::None;
-  OpCase c = make_case(
-      Op::conv2d_fused_forward, name + " " + describe(s) + describe(e), p, kSum,
-      s.forward_flops() + epilogue_flops(s, e),
-      conv_bytes(s) + (pooled ? 4.0 * double(fused_y_size(s, e)) : 0.0), perf);
+  const bool twin = inputs == Inputs::Grid && e.pool == PoolKind::Max;
+  OpCase c =
+      make_case(Op::conv2d_fused_forward,
+                name + " " + describe(s) + describe(e) + (twin ? " (grid inputs)" : ""), p, kSum,
+                s.forward_flops() + epilogue_flops(s, e), fused_forward_bytes(s, e), perf);
   c.tensors = [inputs](const OpParams& p, Rng& r) {
     const Conv2dShape& s = p.conv;
     Weights d = draw(r, inputs, s.x_size(), s.w_size(), size_t(s.K), 0.3f);
-    std::vector<TensorSpec> v = {in("x", d.x), in("w", d.w), in("b", d.b),
-                                 out("act_out", s.y_size())};
-    if (p.epi.pool != PoolKind::None) v.push_back(out("y", fused_y_size(s, p.epi)));
+    std::vector<TensorSpec> v = {in("x", d.x), in("w", d.w), in("b", d.b)};
+    if (keeps_argmax(p.epi)) v.push_back(fused_argmax(p, inputs));
+    if (keeps_act_out(p.epi)) v.push_back(out("act_out", s.y_size()));
+    v.push_back(scratch("scratch", s.y_size()));
+    v.push_back(out("y", fused_y_size(s, p.epi)));
     return v;
   };
   c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
-    be.conv2d_fused_forward(p.conv, p.epi, t.f("x"), t.f("w"), t.f("b"), t.f("act_out"),
-                            fused_y(p, t));
+    be.conv2d_fused_forward(p.conv, p.epi, t.f("x"), t.f("w"), t.f("b"), kept_of(p, t),
+                            t.f("scratch"), t.f("y"));
   };
   return c;
 }
 
+// The fused backward from what a forward leaves: y activated (the pooled size after pooling),
+// argmax bytes at valid places (fused pooling is unpadded: any byte below window^2), or avg
+// pooling's act_out activated.
 OpCase fused_backward(const std::string& name, const Conv2dShape& s, const ConvEpilogue& e,
                       bool want_dx, bool perf) {
   OpParams p;
@@ -1094,25 +1257,35 @@ OpCase fused_backward(const std::string& name, const Conv2dShape& s, const ConvE
   p.epi = e;
   p.want_dx = want_dx;
   const double dx = want_dx ? 1.0 : 0.0;
-  OpCase c = make_case(
-      Op::conv2d_fused_backward, name + " " + describe(s) + describe(e) + (want_dx ? "" : " no dx"),
-      p, kSum, (1.0 + dx) * s.forward_flops() + epilogue_flops(s, e),
-      4.0 * ((1.0 + dx) * double(s.x_size()) + 2.0 * double(s.w_size()) + double(s.y_size()) +
-             double(fused_y_size(s, e)) + s.K),
-      perf);
+  OpCase c = make_case(Op::conv2d_fused_backward,
+                       name + " " + describe(s) + describe(e) + (want_dx ? "" : " no dx"), p, kSum,
+                       (1.0 + dx) * s.forward_flops() + epilogue_flops(s, e),
+                       fused_backward_bytes(s, e, want_dx), perf);
   c.tensors = [](const OpParams& p, Rng& r) {
     const Conv2dShape& s = p.conv;
     std::vector<TensorSpec> v = {in("x", uniform(r, s.x_size())),
-                                 in("w", uniform(r, s.w_size(), -0.3f, 0.3f)),
-                                 in("act_out", activated(r, p.epi.act, s.y_size())),
-                                 in("dy", uniform(r, fused_y_size(s, p.epi))),
-                                 scratch("scratch", s.y_size()), out("dw", s.w_size()),
-                                 out("db", size_t(s.K))};
+                                 in("w", uniform(r, s.w_size(), -0.3f, 0.3f))};
+    if (keeps_argmax(p.epi))
+      v.push_back(in("argmax", random_argmax(r, pooled_shape(s, p.epi)), DType::U8));
+    if (keeps_act_out(p.epi)) v.push_back(in("act_out", activated(r, p.epi.act, s.y_size())));
+    v.push_back(in("y", activated(r, p.epi.act, fused_y_size(s, p.epi))));
+    v.push_back(in("dy", uniform(r, fused_y_size(s, p.epi))));
+    v.push_back(scratch("scratch", s.y_size()));
+    v.push_back(out("dw", s.w_size()));
+    v.push_back(out("db", size_t(s.K)));
     if (p.want_dx) v.push_back(out("dx", s.x_size()));
     return v;
   };
   c.launch = launch_fused_backward;
   return c;
+}
+
+// A max-pooled layer again on grid inputs, whose exact sums make its argmax comparable (see
+// exact_sums). Pre-activations stay small enough that tanh, sigmoid and ELU keep values 1/32
+// apart distinct: on "every epilogue" (27 products of rms 0.2) |z| stays under ~5, where tanh
+// still moves ~6e-6 per 1/32, a hundred float steps; the larger layers pool after ReLU or none.
+OpCase argmax_twin(const Layer& l) {
+  return fused_forward(l.name, l.s, l.epi, false, Inputs::Grid);
 }
 
 void add_fused_conv(std::vector<OpCase>& t, int B) {
@@ -1155,6 +1328,7 @@ void add_fused_conv(std::vector<OpCase>& t, int B) {
   for (const ConvShape& s : convs) shapes.push_back({s.name, s.s, ConvEpilogue{}});
   for (const Layer& l : shapes) {
     t.push_back(fused_forward(l.name, l.s, l.epi, false));
+    if (l.epi.pool == PoolKind::Max) t.push_back(argmax_twin(l));
     for (bool want_dx : {true, false}) t.push_back(fused_backward(l.name, l.s, l.epi, want_dx, false));
   }
   const Layer& simard2 = shapes[all_activations().size() * all_pool_kinds().size() + 3];
@@ -1182,11 +1356,12 @@ void add_fused_conv(std::vector<OpCase>& t, int B) {
     const bool want_dx = l.name != "gradient first layer";
     t.push_back(fused_forward(l.name, l.s, l.epi, false, inputs));
     t.back().p.want_dx = want_dx;
-    t.back().grad = fused_grad(l.s, l.epi, want_dx);
+    t.back().grad = fused_grad(want_dx);
   }
   // As the models call them: the first layer (C == 1) wants no dx.
   for (const Layer& l : model_conv_layers(B)) {
     t.push_back(fused_forward(l.name, l.s, l.epi, true));
+    if (l.epi.pool == PoolKind::Max) t.push_back(argmax_twin(l));
     t.push_back(fused_backward(l.name, l.s, l.epi, l.s.C > 1, true));
   }
 }

@@ -65,6 +65,7 @@ TensorSpec misaligned(TensorSpec t, size_t offset = 1);
 struct Output {
   std::string name;
   std::vector<float> values;
+  bool exact = false;  // integers (indices, counters, labels): kExact whatever the case's tolerance
 };
 
 // Each tensor sits between guard bytes (256 on each side, keeping the 256-byte alignment), so an
@@ -152,6 +153,8 @@ struct OpParams {
   bool with_bias = true;              // conv2d_forward b, conv2d_backward_weights db, linear db
   bool want_dx = true;                // backward ops: dx or nullptr (a first layer); softmax dlogits
   bool in_place = false;              // activations: x == y, dy == dx
+  bool with_argmax = true;            // pool2d_forward (max): argmax, or nullptr as a pooling
+                                      // layer of its own passes (it keeps no indices)
   GatherArgs gather;
   float eps = 1e-5f, momentum = 0.1f;  // batchnorm_* (N, C, HW above)
   DropoutArgs dropout;                // dropout_*

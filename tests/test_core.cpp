@@ -7,13 +7,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <iterator>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "backends/registry.hpp"
+#include "core/activation_math.hpp"
 #include "core/check.hpp"
 #include "core/shuffle.hpp"
 #include "data/dataset.hpp"
@@ -137,6 +138,7 @@ TEST_CASE("op table: every activation and pooling kind of the vocabulary, forwar
     CHECK(count(Op::activation_backward, false, act) > 0);
     CHECK(count(Op::linear_forward, true, act) > 0);
     CHECK(count(Op::linear_backward, false, act) > 0);
+    CHECK(count(Op::max_pool_backward_argmax, false, act) > 0);
     for (PoolKind k : all_pool_kinds()) {
       INFO("pooling " << pool_name(k));
       auto epi = [a, k](const OpParams& p) { return p.epi.act == a && p.epi.pool == k; };
@@ -150,6 +152,40 @@ TEST_CASE("op table: every activation and pooling kind of the vocabulary, forwar
     INFO("pooling " << pool_name(k));
     CHECK(count(Op::pool2d_forward, true, kind) > 0);
     CHECK(count(Op::pool2d_backward, false, kind) > 0);
+  }
+}
+
+TEST_CASE("op table: max pooling's argmax is compared, on every fused max-pooled shape too") {
+  auto compares_argmax = [](const OpCase& c) {
+    for (const TensorSpec& t : case_tensors(c))
+      if (t.name == "argmax") return t.role == Role::Out && t.type == DType::U8;
+    return false;
+  };
+  std::set<std::string> fused, compared;  // fused max-pooled cases, by shape and epilogue
+  for (const OpCase& c : op_table(8)) {
+    if (c.op == Op::pool2d_forward && c.p.pool_kind == PoolKind::Max && c.p.with_argmax)
+      CHECK_MESSAGE(compares_argmax(c), c.label() << " does not compare its argmax");
+    if (c.op != Op::conv2d_fused_forward || c.p.epi.pool != PoolKind::Max) continue;
+    const std::string shape = c.name.substr(0, c.name.find(" (grid inputs)"));
+    fused.insert(shape);
+    if (compares_argmax(c)) compared.insert(shape);
+  }
+  CHECK(!fused.empty());
+  for (const std::string& shape : fused)
+    CHECK_MESSAGE(compared.count(shape), "no case compares the argmax of " << shape);
+}
+
+// A fused max pool keeps only its maximum's place and takes act' from the pooled output: that is
+// right only if pooling act(z) picks act(max z), i.e. every activation is non-decreasing.
+TEST_CASE("every activation is non-decreasing (the fused max pool's backward relies on it)") {
+  for (Activation a : all_activations()) {
+    INFO(activation_name(a));
+    float previous = activate(a, -20.f);
+    for (float x = -20.f + 1.f / 64; x <= 20.f; x += 1.f / 64) {
+      const float y = activate(a, x);
+      REQUIRE(y >= previous);
+      previous = y;
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 // The reference's pooling and batch gathering against values worked out by hand: the max-pool tie
-// rule (the first maximum in row-major window order takes the gradient), average pooling with a
+// rule (the first maximum in row-major window order takes the gradient, and its place in the
+// window is the argmax byte kept for the fused backward), average pooling with a
 // ragged edge and overlapping windows, and which images and labels a batch holds, normalised.
 #include <set>
 
@@ -15,16 +16,25 @@ namespace {
 
 struct Pooled {
   std::vector<float> y, dx;
+  std::vector<float> argmax, dx_argmax;  // max: the kept bytes, and the gradient routed by them
 };
 
-// Forward, then backward with dy, on the reference.
+// Forward, then backward with dy, on the reference; max pooling also through its kept argmax
+// (max_pool_backward_argmax, no activation), which must route dy where pool2d_backward does.
 Pooled pool(PoolKind kind, const Pool2dShape& s, const std::vector<float>& x,
             const std::vector<float>& dy) {
   auto be = make_reference();
   DeviceArray<float> dx_(*be, s.x_size()), x_(*be, x), y_(*be, s.y_size()), dy_(*be, dy);
-  be->pool2d_forward(kind, s, x_.get(), y_.get());
+  DeviceArray<uint8_t> argmax_(*be, s.y_size());
+  const bool max = kind == PoolKind::Max;
+  be->pool2d_forward(kind, s, x_.get(), y_.get(), max ? argmax_.get() : nullptr);
   be->pool2d_backward(kind, s, x_.get(), dy_.get(), dx_.get());
-  return {y_.download(), dx_.download()};
+  Pooled got{y_.download(), dx_.download(), {}, {}};
+  if (!max) return got;
+  for (uint8_t b : argmax_.download()) got.argmax.push_back(float(b));
+  be->max_pool_backward_argmax(s, Activation::None, argmax_.get(), y_.get(), dy_.get(), dx_.get());
+  got.dx_argmax = dx_.download();
+  return got;
 }
 
 }  // namespace
@@ -44,6 +54,8 @@ TEST_CASE("serial reference: max pooling routes each gradient to the first maxim
       7, 7, 7, 7,  7, 7, 7, 7,  7, 7, 7, 7,  7, 7, 7, 7};
   const Pooled got = pool(PoolKind::Max, s, x, {1, 2, 3, 4, 5, 6, 7, 8});
   check_reference("pool2d_forward max", got.y, {3, 2, -1, 5, 7, 7, 7, 7}, 0.0);
+  // Row-major places in each 2x2 window: (0,0), (0,1), (0,1), (0,0); every tie of plane 1 at 0.
+  check_reference("pool2d_forward max argmax", got.argmax, {0, 1, 1, 0, 0, 0, 0, 0}, 0.0);
   check_reference("pool2d_backward max (first maximum wins ties)", got.dx,
                   {1, 0, 0, 2,
                    0, 0, 0, 0,
@@ -54,6 +66,7 @@ TEST_CASE("serial reference: max pooling routes each gradient to the first maxim
                    7, 0, 8, 0,
                    0, 0, 0, 0},
                   0.0);
+  check_reference("max_pool_backward_argmax", got.dx_argmax, got.dx, 0.0);
 }
 
 TEST_CASE("serial reference: overlapping max-pool windows add the gradients of shared maxima") {
@@ -66,10 +79,13 @@ TEST_CASE("serial reference: overlapping max-pool windows add the gradients of s
                            0, 0, 0,  0, 2, 0,  0, 0, 0},
                           {1, 2, 3, 4, 1, 2, 3, 4});
   check_reference("pool2d_forward max, stride 1", got.y, {1, 1, 1, 1, 2, 2, 2, 2}, 0.0);
+  // Plane 1's 2 sits at (1,1), (1,0), (0,1), (0,0) of the four windows: bytes 3, 2, 1, 0.
+  check_reference("pool2d_forward max argmax, stride 1", got.argmax, {0, 0, 0, 0, 3, 2, 1, 0}, 0.0);
   check_reference("pool2d_backward max, stride 1", got.dx,
                   {1, 2, 0,  3, 4, 0,  0, 0, 0,
                    0, 0, 0,  0, 10, 0,  0, 0, 0},
                   0.0);
+  check_reference("max_pool_backward_argmax, stride 1", got.dx_argmax, got.dx, 0.0);
 }
 
 TEST_CASE("serial reference: padded max pooling never takes a padded position") {
@@ -83,6 +99,9 @@ TEST_CASE("serial reference: padded max pooling never takes a padded position") 
   // Windows: {-5} | {-2, -3} / {-4, -7} | {-9, -1, -6, -8}
   check_reference("pool2d_forward max pad 1", got.y, {-5, -2, -4, -1}, 0.0);
   check_reference("pool2d_backward max pad 1", got.dx, {1, 2, 0,  3, 0, 4,  0, 0, 0}, 0.0);
+  // Counted over the whole window, padding included: (1,1) of the first, (1,0), (0,1), (0,1).
+  check_reference("pool2d_forward max argmax pad 1", got.argmax, {3, 2, 1, 1}, 0.0);
+  check_reference("max_pool_backward_argmax pad 1", got.dx_argmax, got.dx, 0.0);
 }
 
 TEST_CASE("serial reference: padded average pooling divides by the in-image count") {

@@ -102,7 +102,7 @@ std::string model_details(const ModelSpec& spec, int batch) {
   double forward = 0, backward = 0;
   for (size_t i = 0; i < layers.size(); ++i) {
     const Layer& l = *layers[i];
-    const size_t layer_bytes = activation_floats_per_sample(l) * sizeof(float);
+    const size_t layer_bytes = layer_activation_bytes(l);
     rows.push_back({span(first[i], first[i + 1] - 1), l.describe(), shape_text(l.output_shape()),
                     grouped(l.param_count()), grouped_count(l.forward_flops(1)),
                     grouped(layer_bytes)});
@@ -111,6 +111,11 @@ std::string model_details(const ModelSpec& spec, int batch) {
     forward += l.forward_flops(1);
     backward += l.backward_flops(1);
   }
+  // The buffers every layer shares: output gradients (two, used in turn) and one workspace.
+  const ActivationBytes shared = activation_bytes(layers);
+  rows.push_back({"", "output gradients (2 buffers)", "", "", "", grouped(shared.gradients)});
+  rows.push_back({"", "workspace (transient)", "", "", "", grouped(shared.workspace)});
+  bytes += shared.gradients + shared.workspace;
   rows.push_back({"", "total", "", grouped(params), grouped_count(forward), grouped(bytes)});
   std::string text = header(fused, params) + table(rows, 3);
   text += "per image: " + grouped_count(forward) + " FLOPs forward, " +

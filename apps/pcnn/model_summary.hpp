@@ -12,8 +12,9 @@ namespace pcnn::cli {
 std::string model_summary(const Model& model);
 
 // pcnn show's table, built without a backend: the summary's rows, each with the spec layers it
-// was fused from ("0-2"), its forward FLOPs and activation bytes per image (Model's buffers:
-// activation_floats_per_sample), and totals; with batch > 0, the totals for a batch of that many.
+// was fused from ("0-2"), its forward FLOPs and activation bytes per image (its output and what
+// it keeps: layer_activation_bytes), the buffers all layers share (activation_bytes), and totals;
+// with batch > 0, the totals for a batch of that many.
 std::string model_details(const ModelSpec& spec, int batch);
 
 // The memory line of pcnn train's summary: the backend's peak allocation (and, on a GPU, what the

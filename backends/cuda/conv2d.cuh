@@ -15,7 +15,8 @@ namespace pcnn::cuda {
 // Tiled: a block stages one whole (padded) input image and a tile of filters in shared memory.
 // Ring: a block walks down the output rows keeping only the input rows still needed in a
 //       circular shared-memory buffer, exchanging stride*pool rows per step (cp.async).
-// Gemm: an implicit GEMM on the dense tile engine writes act_out, pooling runs after it (any
+// Gemm: an implicit GEMM on the dense tile engine writes the pre-pool output, pooling runs after it
+// (any
 //       shape; what Auto runs when neither Tiled nor Ring fits).
 enum class ConvFwdVariant { Auto, Direct, Tiled, Ring, Gemm };
 struct ConvForwardPlan {
@@ -27,9 +28,9 @@ struct ConvForwardPlan {
 // Direct: a thread per dx element and a block per weight, from global memory (any shape).
 // Tiled: one launch; blocks [0, dw_blocks) reduce the weight gradient of a chunk of images
 //        and a tile of filters (the last block of each tile sums the chunks in a fixed order),
-//        the others compute dx for one image and a tile of channels. d(act_out) is computed
-//        on the fly from dy and act_out by every block that needs it.
-// Gemm: d(act_out) materialised, then [dw | db] and dx as implicit GEMMs on the dense tile
+//        the others compute dx for one image and a tile of channels. d(pre-activation) is
+//        computed on the fly from dy and the kept indices by every block that needs it.
+// Gemm: d(pre-activation) materialised, then [dw | db] and dx as implicit GEMMs on the dense tile
 //       engine (any shape; what Auto runs when Tiled does not fit, e.g. 16 -> 32 channels 5x5,
 //       whose shared-memory tiles Tiled cannot hold).
 enum class ConvBwdVariant { Auto, Direct, Tiled, Gemm };
@@ -40,18 +41,20 @@ struct ConvBackwardPlan {
   int dx_c_tiles = 0; // channel tiles per image of the data gradient
 };
 
-// x (N,C,H,W), w (K,C,R,S), b (K) or nullptr -> act_out (N,K,P,Q) = act(conv + b) and
-// y = pool(act_out) (y may equal act_out when epi.pool == None)
+// x (N,C,H,W), w (K,C,R,S), b (K) or nullptr -> y = pool(act(conv + b)) (or act(conv + b) when
+// epi.pool == None), and kept as the fused op's contract says (core/op_list.hpp). scratch (N*K*P*Q
+// floats) is needed only when the pooling runs after the kernel (it is not fused into it).
 void conv2d_fused_forward(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi,
-                          const float* x, const float* w, const float* b, float* act_out,
-                          float* y, const ConvForwardPlan& plan = {});
+                          const float* x, const float* w, const float* b, const ConvKept& kept,
+                          float* scratch, float* y, const ConvForwardPlan& plan = {});
 
-// From dy (gradient of y) back through pool and act to dw (K,C,R,S) and db (K) (overwritten;
-// each may be nullptr) and dx (N,C,H,W) (overwritten; skipped if nullptr). act_out may be
-// nullptr when epi is {None, None}. dact_scratch (N*K*P*Q floats or nullptr) is used only
-// when the pooling cannot be folded in (overlapping windows).
+// From dy (gradient of y), y and kept back through pool and act to dw (K,C,R,S) and db (K)
+// (overwritten; each may be nullptr) and dx (N,C,H,W) (overwritten; skipped if nullptr). y may
+// be nullptr when epi is {None, None}. dact_scratch (N*K*P*Q floats or nullptr) is used only
+// when the pooling cannot be folded in (overlapping windows) or the GEMM path materialises
+// d(pre-activation).
 void conv2d_fused_backward(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi,
-                           const float* x, const float* w, const float* act_out,
+                           const float* x, const float* w, const ConvKept& kept, const float* y,
                            const float* dy, float* dact_scratch, float* dx, float* dw, float* db,
                            const ConvBackwardPlan& plan = {});
 

@@ -4,7 +4,7 @@
 // reduced in registers, then summed over chunks by the tile's last block in a fixed order:
 // deterministic, no float atomics) and data-gradient blocks (one image x a tile of channels, each
 // thread owning its dx outputs and gathering over filters: contiguous writes, no scatter). Every
-// block computes the d(act_out) it needs from dy and act_out while staging it into shared memory.
+// block computes the d(pre-activation) it needs from dy and the kept indices while staging it.
 #include <atomic>
 #include <cstdint>
 
@@ -36,7 +36,7 @@ constexpr int kMaxTailFloats = 32768;  // most chunk sums one last block may hav
 
 // ---- direct fallbacks (any shape) -----------------------------------------------------
 
-// dy, act_out -> dact (N,K,P,Q) = d(act_out), for the GEMM path
+// dy and what the forward kept -> dact (N,K,P,Q) = d(pre-activation), for the GEMM path
 __global__ void conv2d_dact_kernel(Conv2dShape s, DactSource d, float* dact) {
   wait_for_previous_kernel();
   const int P = s.P(), Q = s.Q();
@@ -576,7 +576,7 @@ bool conv2d_backward_supported(CudaContext& ctx, const Conv2dShape& s, const Con
 }
 
 void conv2d_fused_backward(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi,
-                           const float* x, const float* w, const float* act_out,
+                           const float* x, const float* w, const ConvKept& kept, const float* y,
                            const float* dy, float* dact_scratch, float* dx, float* dw, float* db,
                            const ConvBackwardPlan& plan) {
   const bool want_dw = dw || db;
@@ -586,15 +586,21 @@ void conv2d_fused_backward(CudaBackend& be, const Conv2dShape& s, const ConvEpil
     return;
   }
   CudaContext& ctx = be.context();
-  DactSource d{dy, act_out, epi.act, epi.pool, epi.pool_window};
-  const float* dact = nullptr;  // d(act_out) in memory, once something has materialised it
+  DactSource d{dy, y, kept.argmax, kept.act_out, epi.act, epi.pool, epi.pool_window};
+  const float* dact = nullptr;  // d(pre-activation) in memory, once something has materialised it
   if (!dact_foldable(epi)) {
-    // Overlapping windows: materialise d(act_out) first (pool backward, then the activation),
-    // outside scratch(), which the fused and GEMM paths use for their partial sums.
+    // Overlapping windows: materialise d(pre-activation) first (pool backward, then the
+    // activation), outside scratch(), which the fused and GEMM paths use for their partial sums.
     float* tmp = dact_scratch ? dact_scratch : ctx.scratch_aux(s.y_size());
-    be.pool2d_backward(epi.pool, pooled_shape(s, epi), act_out, dy, tmp);
-    if (epi.act != Activation::None) be.activation_backward(epi.act, s.y_size(), act_out, tmp, tmp);
-    d = DactSource{tmp, nullptr, Activation::None, PoolKind::None, 1};
+    const Pool2dShape ps = pooled_shape(s, epi);
+    if (epi.pool == PoolKind::Max) {
+      be.max_pool_backward_argmax(ps, epi.act, kept.argmax, y, dy, tmp);
+    } else {  // avg reads no x: tmp stands in for it when no act_out is kept
+      be.pool2d_backward(epi.pool, ps, kept.act_out ? kept.act_out : tmp, dy, tmp);
+      if (epi.act != Activation::None)
+        be.activation_backward(epi.act, s.y_size(), kept.act_out, tmp, tmp);
+    }
+    d = DactSource{tmp, nullptr, nullptr, nullptr, Activation::None, PoolKind::None, 1};
     dact = tmp;
   }
   if (plan.variant == ConvBwdVariant::Auto || plan.variant == ConvBwdVariant::Tiled) {
@@ -628,23 +634,23 @@ void conv2d_fused_backward(CudaBackend& be, const Conv2dShape& s, const ConvEpil
 void CudaBackend::conv2d_backward_data(const Conv2dShape& s, const float* dy, const float* w,
                                        float* dx) {
   ctx_.bind();
-  cuda::conv2d_fused_backward(*this, s, ConvEpilogue{}, nullptr, w, nullptr, dy, nullptr, dx,
-                              nullptr, nullptr, cuda::ConvBackwardPlan{});
+  cuda::conv2d_fused_backward(*this, s, ConvEpilogue{}, nullptr, w, ConvKept{}, nullptr, dy,
+                              nullptr, dx, nullptr, nullptr, cuda::ConvBackwardPlan{});
 }
 
 void CudaBackend::conv2d_backward_weights(const Conv2dShape& s, const float* x, const float* dy,
                                           float* dw, float* db) {
   ctx_.bind();
-  cuda::conv2d_fused_backward(*this, s, ConvEpilogue{}, x, nullptr, nullptr, dy, nullptr,
-                              nullptr, dw, db, cuda::ConvBackwardPlan{});
+  cuda::conv2d_fused_backward(*this, s, ConvEpilogue{}, x, nullptr, ConvKept{}, nullptr, dy,
+                              nullptr, nullptr, dw, db, cuda::ConvBackwardPlan{});
 }
 
 void CudaBackend::conv2d_fused_backward(const Conv2dShape& s, const ConvEpilogue& epi,
-                                        const float* x, const float* w, const float* act_out,
-                                        const float* dy, float* scratch, float* dx, float* dw,
-                                        float* db) {
+                                        const float* x, const float* w, const ConvKept& kept,
+                                        const float* y, const float* dy, float* scratch, float* dx,
+                                        float* dw, float* db) {
   ctx_.bind();
-  cuda::conv2d_fused_backward(*this, s, epi, x, w, act_out, dy, scratch, dx, dw, db,
+  cuda::conv2d_fused_backward(*this, s, epi, x, w, kept, y, dy, scratch, dx, dw, db,
                               cuda::ConvBackwardPlan{});
 }
 

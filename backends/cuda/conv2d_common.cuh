@@ -1,6 +1,6 @@
-// Device helpers shared by the convolution kernels: where d(act_out) comes from and how to
-// compute it on the fly (through max/avg pooling and the activation derivative), so the
-// backward kernels never need it materialised.
+// Device helpers shared by the convolution kernels: where d(pre-activation) comes from and how
+// to compute it on the fly (through max/avg pooling and the activation derivative) from what the
+// forward kept, so the backward kernels never need it materialised.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -10,49 +10,45 @@
 
 namespace pcnn::cuda {
 
-// d(act_out) (N,K,P,Q) as a function of what the caller holds. pool != None needs
-// window == stride == pw (non-overlapping windows: every act_out element is in at most one).
+// d(pre-activation) (N,K,P,Q) as a function of what the forward kept (core/shapes.hpp
+// ConvKept). pool != None needs window == stride == pw (non-overlapping windows: every conv
+// output is in at most one).
 struct DactSource {
-  const float* dy;       // (N,K,P/pw,Q/pw) when pooled, else (N,K,P,Q)
-  const float* act_out;  // (N,K,P,Q); unused (may be nullptr) when act and pool are None
+  const float* dy;        // (N,K,P/pw,Q/pw) when pooled, else (N,K,P,Q)
+  const float* y;         // the forward's output, dy's shape: act'(y) (unused by avg pooling)
+  const uint8_t* argmax;  // max pooling: each window's maximum, dy's shape
+  const float* act_out;   // avg pooling with an activation: the (N,K,P,Q) pre-pool output
   Activation act;
   PoolKind pool;
   int pw;
 };
 
-// The pooling window a conv output lies in, and whether the window's first maximum is there.
-__device__ __forceinline__ float dact_at(const Conv2dShape& s, const DactSource& d, int n, int k, int p,
-                                int q) {
-  const int P = s.P(), Q = s.Q();
-  const size_t i = ((size_t(n) * s.K + k) * P + p) * Q + q;
-  float v;
-  if (d.pool == PoolKind::None) {
-    v = d.dy[i];
-  } else {
-    const int pw = d.pw, P2 = P / pw, Q2 = Q / pw, pp = p / pw, pq = q / pw;
-    if (pp >= P2 || pq >= Q2) return 0.f;  // outside every window: no gradient
-    const float g = d.dy[((size_t(n) * s.K + k) * P2 + pp) * Q2 + pq];
-    if (d.pool == PoolKind::Max) {
-      const size_t base = ((size_t(n) * s.K + k) * P + pp * pw) * Q + pq * pw;
-      float best = d.act_out[base];
-      int bi = 0, bj = 0;
-      for (int a = 0; a < pw; ++a)
-        for (int b = 0; b < pw; ++b) {
-          const float u = d.act_out[base + size_t(a) * Q + b];
-          if (u > best) { best = u; bi = a; bj = b; }
-        }
-      v = (p == pp * pw + bi && q == pq * pw + bj) ? g : 0.f;
-    } else {
-      v = g * (1.f / float(pw * pw));
-    }
-  }
-  if (d.act != Activation::None) v *= activation_derivative(d.act, d.act_out[i]);
-  return v;
+// The gradient of a pooled output through the activation: dy * act'(y), y its value.
+__device__ __forceinline__ float through_act(Activation act, float g, float y) {
+  return act == Activation::None ? g : g * activation_derivative(act, y);
 }
 
-// Whole block: dst[kk*pitch_k + p*pitch_row + q] = d(act_out)(n, k0+kk, p, q) for kk < kt
-// (zero where k0+kk >= K), with d.act == A. Pooled sources are walked window by window so each
-// act_out element is read once.
+// One conv output's d(pre-activation): under max pooling, its window's gradient if the window's
+// kept maximum is here, else 0.
+__device__ __forceinline__ float dact_at(const Conv2dShape& s, const DactSource& d, int n, int k,
+                                         int p, int q) {
+  const int P = s.P(), Q = s.Q();
+  const size_t i = ((size_t(n) * s.K + k) * P + p) * Q + q;
+  if (d.pool == PoolKind::None) return through_act(d.act, d.dy[i], d.y ? d.y[i] : 0.f);
+  const int pw = d.pw, P2 = P / pw, Q2 = Q / pw, pp = p / pw, pq = q / pw;
+  if (pp >= P2 || pq >= Q2) return 0.f;  // outside every window: no gradient
+  const size_t o = ((size_t(n) * s.K + k) * P2 + pp) * Q2 + pq;
+  if (d.pool == PoolKind::Max) {
+    if (d.argmax[o] != (p - pp * pw) * pw + (q - pq * pw)) return 0.f;
+    return through_act(d.act, d.dy[o], d.y[o]);
+  }
+  const float v = d.dy[o] * (1.f / float(pw * pw));
+  return d.act == Activation::None ? v : v * activation_derivative(d.act, d.act_out[i]);
+}
+
+// Whole block: dst[kk*pitch_k + p*pitch_row + q] = d(pre-activation)(n, k0+kk, p, q) for kk < kt
+// (zero where k0+kk >= K), with d.act == A. Pooled sources are walked window by window: a
+// window's dy, index and output are read once.
 template <Activation A>
 __device__ __forceinline__ void stage_dact_as(const Conv2dShape& s, const DactSource& d, int n,
                                               int k0, int kt, float* dst, int pitch_k,
@@ -67,7 +63,7 @@ __device__ __forceinline__ void stage_dact_as(const Conv2dShape& s, const DactSo
       if (k < s.K) {
         const size_t i = (size_t(n) * s.K + k) * P * Q + pq;
         v = d.dy[i];
-        if constexpr (A != Activation::None) v *= activation_derivative<A>(d.act_out[i]);
+        if constexpr (A != Activation::None) v *= activation_derivative<A>(d.y[i]);
       }
       dst[kk * pitch_k + p * pitch_row + q] = v;
     }
@@ -89,18 +85,20 @@ __device__ __forceinline__ void stage_dact_as(const Conv2dShape& s, const DactSo
         for (int b = 0; b < pw; ++b) out[a * pitch_row + b] = 0.f;
       continue;
     }
-    const float g = d.dy[((size_t(n) * s.K + k) * P2 + pp) * Q2 + pq];
-    const float* ao = d.act_out + ((size_t(n) * s.K + k) * P + pp * pw) * Q + pq * pw;
-    int bi = 0, bj = 0;
-    if (d.pool == PoolKind::Max) {
-      float best = ao[0];
+    const size_t o = ((size_t(n) * s.K + k) * P2 + pp) * Q2 + pq;
+    const float g = d.dy[o];
+    if (d.pool == PoolKind::Max) {  // the window's gradient at its kept maximum, 0 elsewhere
+      float gm = g;
+      if constexpr (A != Activation::None) gm *= activation_derivative<A>(d.y[o]);
+      const int best = d.argmax[o];
       for (int a = 0; a < pw; ++a)
-        for (int b = 0; b < pw; ++b)
-          if (ao[a * Q + b] > best) { best = ao[a * Q + b]; bi = a; bj = b; }
+        for (int b = 0; b < pw; ++b) out[a * pitch_row + b] = a * pw + b == best ? gm : 0.f;
+      continue;
     }
+    const float* ao = d.act_out + ((size_t(n) * s.K + k) * P + pp * pw) * Q + pq * pw;
     for (int a = 0; a < pw; ++a)
       for (int b = 0; b < pw; ++b) {
-        float v = d.pool == PoolKind::Max ? ((a == bi && b == bj) ? g : 0.f) : g * inv_area;
+        float v = g * inv_area;
         if constexpr (A != Activation::None) v *= activation_derivative<A>(ao[a * Q + b]);
         out[a * pitch_row + b] = v;
       }

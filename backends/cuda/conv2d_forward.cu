@@ -1,8 +1,8 @@
 // Convolution forward of the cuda backend: kernels each with bias, activation and (when the
-// windows tile the output exactly) pooling fused into the epilogue, so one launch writes act_out,
-// kept for backward, and the pooled y; the plan-taking launcher; and the ops conv2d_forward and
-// conv2d_fused_forward. The activation is picked once per thread (dispatch_activation), so a new
-// activation needs no edit here.
+// windows tile the output exactly) pooling fused into the epilogue, so one launch writes the
+// pooled y and what backward keeps (max pooling's one-byte indices); the plan-taking launcher; and
+// the ops conv2d_forward and conv2d_fused_forward. The activation is picked once per thread
+// (dispatch_activation), so a new activation needs no edit here.
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/conv2d.cuh"
 #include "backends/cuda/cuda_check.hpp"
@@ -23,12 +23,14 @@ constexpr int kMaxSmemFloats = (48 * 1024 - 256) / 4;
 constexpr int kMaxThreads = 512;
 
 // What follows the convolution inside a kernel. PW (template) is the pooling window == stride;
-// PW == 1 means no pooling, and then y (if it differs from act_out) gets a copy.
+// PW == 1 means no pooling inside: y gets the activation's output (the pre-pool buffer when a
+// pooling runs after the kernel).
 struct FwdOut {
   const float* bias;
   Activation act;
   PoolKind pool;
-  float* act_out;
+  float* act_out;   // PW > 1: the pre-pool output, written only if kept (avg with an activation)
+  uint8_t* argmax;  // PW > 1, max: each window's maximum (pool_argmax_byte: i * PW + j)
   float* y;
 };
 
@@ -43,25 +45,29 @@ __device__ __forceinline__ void forward_epilogue_as(const Conv2dShape& s, const 
     const int k = kbase + kk;
     if (k >= s.K) break;
     const size_t plane = (size_t(n) * s.K + k);
-    float* ao = o.act_out + plane * P * Q;
     float pooled = 0.f;
+    int best = 0;
 #pragma unroll
     for (int i = 0; i < PW; ++i)
 #pragma unroll
       for (int j = 0; j < PW; ++j) {
         const float v = activate<A>(acc[kk][i][j]);
-        ao[(pp * PW + i) * Q + pq * PW + j] = v;
+        if (PW > 1 && o.act_out) o.act_out[plane * P * Q + (pp * PW + i) * Q + pq * PW + j] = v;
         if (o.pool == PoolKind::Max) {
-          if ((i == 0 && j == 0) || v > pooled) pooled = v;  // first maximum, row-major
+          if ((i == 0 && j == 0) || v > pooled) {  // first maximum, row-major
+            pooled = v;
+            best = i * PW + j;
+          }
         } else {
           pooled += v;
         }
       }
     if (PW > 1) {
       const int P2 = P / PW, Q2 = Q / PW;
-      o.y[(plane * P2 + pp) * Q2 + pq] =
-          o.pool == PoolKind::Max ? pooled : pooled * (1.f / float(PW * PW));
-    } else if (o.y != o.act_out) {
+      const size_t at = (plane * P2 + pp) * Q2 + pq;
+      o.y[at] = o.pool == PoolKind::Max ? pooled : pooled * (1.f / float(PW * PW));
+      if (o.pool == PoolKind::Max) o.argmax[at] = uint8_t(best);
+    } else {
       o.y[plane * P * Q + pp * Q + pq] = pooled;
     }
   }
@@ -78,7 +84,7 @@ __device__ __forceinline__ void forward_epilogue(const Conv2dShape& s, const Fwd
   });
 }
 
-// x (N,C,H,W), w (K,C,R,S) -> act_out (N,K,P,Q) [-> y]; one thread per output, global memory
+// x (N,C,H,W), w (K,C,R,S) -> y (N,K,P,Q); one thread per output, global memory
 __global__ void conv2d_forward_kernel_direct(Conv2dShape s, const float* x, const float* w,
                                              FwdOut o) {
   wait_for_previous_kernel();
@@ -100,9 +106,7 @@ __global__ void conv2d_forward_kernel_direct(Conv2dShape s, const float* x, cons
           if (ww >= 0 && ww < s.W) acc = fmaf(wrow[t], xrow[ww], acc);
         }
       }
-    const float v = activate(o.act, acc);
-    o.act_out[i] = v;
-    if (o.y != o.act_out) o.y[i] = v;
+    o.y[i] = activate(o.act, acc);
   }
 }
 
@@ -141,7 +145,7 @@ __device__ __forceinline__ void stage_filters(const Conv2dShape& s, const float*
     bs[e] = (bias && k0 + e < s.K) ? bias[k0 + e] : 0.f;
 }
 
-// x (N,C,H,W), w (K,C,R,S) -> act_out (N,K,P,Q), y (N,K,P/PW,Q/PW)
+// x (N,C,H,W), w (K,C,R,S) -> y (N,K,P/PW,Q/PW) and what FwdOut keeps
 // Block (n, k-tile of kt = KPT*groups filters); thread item = (pooled position, filter group):
 // KPT filters x PW x PW conv outputs in registers. RS = 5 unrolls a 5x5 filter (0: any R, S).
 template <int KPT, int PW, int RS>
@@ -234,7 +238,7 @@ __device__ __forceinline__ void ring_load_rows(const Conv2dShape& s, const RingL
   __pipeline_commit();
 }
 
-// x (N,C,H,W), w (K,C,R,S) -> act_out (N,K,P,Q), y (N,K,P/PW,Q/PW)
+// x (N,C,H,W), w (K,C,R,S) -> y (N,K,P/PW,Q/PW) and what FwdOut keeps
 // Block (n, k-tile) walks the pooled rows pp = 0..P2-1; thread item = (pooled column, group).
 // While row pp is computed from the ring, the rows row pp+1 adds are already on their way.
 template <int KPT, int PW, int RS>
@@ -411,20 +415,22 @@ bool conv2d_forward_supported(CudaContext& ctx, const Conv2dShape& s, const Conv
 }
 
 void conv2d_fused_forward(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi,
-                          const float* x, const float* w, const float* b, float* act_out,
-                          float* y, const ConvForwardPlan& plan) {
+                          const float* x, const float* w, const float* b, const ConvKept& kept,
+                          float* scratch, float* y, const ConvForwardPlan& plan) {
   if (s.y_size() == 0) return;
   CudaContext& ctx = be.context();
   const Choice ch = resolve(ctx, s, epi, plan);
   PCNN_CHECK(fits(ch), "cuda conv2d forward: the requested variant does not fit this shape");
-  const bool pooled_inside = epi.pool != PoolKind::None && ch.pw == 2;
-  // Without pooling inside the kernel, act_out is written and (if pooling) pooled afterwards.
-  const bool writes_y = epi.pool == PoolKind::None || pooled_inside;
-  const FwdOut o{b, epi.act, pooled_inside ? epi.pool : PoolKind::None, act_out,
-                 writes_y ? y : act_out};
+  const bool pooled = epi.pool != PoolKind::None;
+  const bool pooled_inside = pooled && ch.pw == 2;
+  // Pooling after the kernel: the kernel writes the pre-pool output (kept by avg with an
+  // activation, else in the transient scratch), then pool2d_forward writes y and argmax.
+  float* pre = !pooled ? y : keeps_act_out(epi) ? kept.act_out : scratch;
+  PCNN_CHECK(pre, "cuda conv2d forward: pooling after the kernel needs the scratch buffer");
+  const FwdOut o = pooled_inside ? FwdOut{b, epi.act, epi.pool, kept.act_out, kept.argmax, y}
+                                 : FwdOut{b, epi.act, PoolKind::None, nullptr, nullptr, pre};
   if (ch.variant == ConvFwdVariant::Gemm) {
-    conv2d_forward_gemm(ctx, s, epi.act, x, w, b, act_out);  // pooled below, if at all
-    if (epi.pool == PoolKind::None) be.copy(y, act_out, s.y_size() * sizeof(float));
+    conv2d_forward_gemm(ctx, s, epi.act, x, w, b, pre);
   } else if (ch.variant == ConvFwdVariant::Direct) {
     const int threads = 256;
     launch(ctx, "conv2d_forward_kernel_direct", conv2d_forward_kernel_direct,
@@ -436,8 +442,8 @@ void conv2d_fused_forward(CudaBackend& be, const Conv2dShape& s, const ConvEpilo
   } else {
     launch_pw<1>(ctx, ch, s, x, w, o);
   }
-  if (epi.pool != PoolKind::None && !pooled_inside)
-    be.pool2d_forward(epi.pool, pooled_shape(s, epi), act_out, y);
+  if (pooled && !pooled_inside)
+    be.pool2d_forward(epi.pool, pooled_shape(s, epi), pre, y, kept.argmax);
 }
 
 }  // namespace cuda
@@ -445,14 +451,15 @@ void conv2d_fused_forward(CudaBackend& be, const Conv2dShape& s, const ConvEpilo
 void CudaBackend::conv2d_forward(const Conv2dShape& s, const float* x, const float* w,
                                  const float* b, float* y) {
   ctx_.bind();
-  cuda::conv2d_fused_forward(*this, s, ConvEpilogue{}, x, w, b, y, y, cuda::ConvForwardPlan{});
+  cuda::conv2d_fused_forward(*this, s, ConvEpilogue{}, x, w, b, ConvKept{}, nullptr, y,
+                             cuda::ConvForwardPlan{});
 }
 
 void CudaBackend::conv2d_fused_forward(const Conv2dShape& s, const ConvEpilogue& epi,
                                        const float* x, const float* w, const float* b,
-                                       float* act_out, float* y) {
+                                       const ConvKept& kept, float* scratch, float* y) {
   ctx_.bind();
-  cuda::conv2d_fused_forward(*this, s, epi, x, w, b, act_out, y, cuda::ConvForwardPlan{});
+  cuda::conv2d_fused_forward(*this, s, epi, x, w, b, kept, scratch, y, cuda::ConvForwardPlan{});
 }
 
 }  // namespace pcnn

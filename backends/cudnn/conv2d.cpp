@@ -279,19 +279,21 @@ void CudnnBackend::conv2d_backward_weights(const Conv2dShape& s, const float* x,
 }
 
 // The fused convolution stays composed of the library calls above, with the base's activation
-// kernels and the library's pooling in between (Backend's default), not the cuda base's fused
-// kernels: the head-to-head with cuda then compares library kernels with hand-written ones.
+// kernels in between (Backend's default), not the cuda base's fused kernels: the head-to-head
+// with cuda then compares library kernels with hand-written ones. Its max pooling keeps one-byte
+// indices as every backend's does, which cuDNN's pooling cannot write: that pooling and its
+// backward are the cuda base's kernels (pool2d.cpp).
 void CudnnBackend::conv2d_fused_forward(const Conv2dShape& s, const ConvEpilogue& epi,
                                         const float* x, const float* w, const float* b,
-                                        float* act_out, float* y) {
-  Backend::conv2d_fused_forward(s, epi, x, w, b, act_out, y);
+                                        const ConvKept& kept, float* scratch, float* y) {
+  Backend::conv2d_fused_forward(s, epi, x, w, b, kept, scratch, y);
 }
 
 void CudnnBackend::conv2d_fused_backward(const Conv2dShape& s, const ConvEpilogue& epi,
-                                         const float* x, const float* w, const float* act_out,
-                                         const float* dy, float* scratch, float* dx, float* dw,
-                                         float* db) {
-  Backend::conv2d_fused_backward(s, epi, x, w, act_out, dy, scratch, dx, dw, db);
+                                         const float* x, const float* w, const ConvKept& kept,
+                                         const float* y, const float* dy, float* scratch, float* dx,
+                                         float* dw, float* db) {
+  Backend::conv2d_fused_backward(s, epi, x, w, kept, y, dy, scratch, dx, dw, db);
 }
 
 }  // namespace pcnn

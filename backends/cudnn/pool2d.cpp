@@ -30,9 +30,11 @@ void CudnnBackend::set_pool(PoolKind kind, const Pool2dShape& s) {
   vendor::set_nchw(*desc_b_, s.N, s.C, s.P(), s.Q());
 }
 
-// x (N,C,H,W) -> y (N,C,P,Q)
-void CudnnBackend::pool2d_forward(PoolKind kind, const Pool2dShape& s, const float* x,
-                                  float* y) {
+// x (N,C,H,W) -> y (N,C,P,Q). cuDNN's pooling keeps no indices: where they are asked for (a
+// fused convolution's max pooling), the cuda base's kernel runs instead.
+void CudnnBackend::pool2d_forward(PoolKind kind, const Pool2dShape& s, const float* x, float* y,
+                                  uint8_t* argmax) {
+  if (kind == PoolKind::Max && argmax) return CudaBackend::pool2d_forward(kind, s, x, y, argmax);
   context().bind();
   if (s.N == 0 || s.C == 0) return;
   set_pool(kind, s);

@@ -596,32 +596,36 @@ void KokkosBackend::weight_grad_direct(const Conv2dShape& s, const float* x, con
   });
 }
 
-// x -> act_out = act(conv(x, w) + b) in one pass -> y = pool(act_out)
+// x -> act(conv(x, w) + b) in one pass -> y = pool(that); the pre-pool output is y itself
+// without pooling, avg's kept act_out, or else the transient scratch.
 void KokkosBackend::conv2d_fused_forward(const Conv2dShape& s, const ConvEpilogue& epi,
                                          const float* x, const float* w, const float* b,
-                                         float* act_out, float* y) {
+                                         const ConvKept& kept, float* scratch, float* y) {
   PCNN_KK_REGION(conv2d_fused_forward);
-  conv_forward_impl(s, x, w, b, epi.act, act_out);
-  if (epi.pool != PoolKind::None) {
-    pool2d_forward(epi.pool, pooled_shape(s, epi), act_out, y);
-  } else if (y != act_out) {
-    copy(y, act_out, s.y_size() * sizeof(float));
-  }
+  const bool pooled = epi.pool != PoolKind::None;
+  float* pre = !pooled ? y : keeps_act_out(epi) ? kept.act_out : scratch;
+  conv_forward_impl(s, x, w, b, epi.act, pre);
+  if (pooled) kk::pool2d_forward(epi.pool, pooled_shape(s, epi), pre, y, kept.argmax);
 }
 
-// dy (gradient of y) -> d(act_out) through the pooling and the activation in one pass, then the
-// weight and data gradients
+// dy (gradient of y) -> d(pre-activation) through the pooling and the activation in one pass,
+// then the weight and data gradients
 void KokkosBackend::conv2d_fused_backward(const Conv2dShape& s, const ConvEpilogue& epi,
-                                          const float* x, const float* w, const float* act_out,
-                                          const float* dy, float* scratch, float* dx, float* dw,
-                                          float* db) {
+                                          const float* x, const float* w, const ConvKept& kept,
+                                          const float* y, const float* dy, float* scratch,
+                                          float* dx, float* dw, float* db) {
   PCNN_KK_REGION(conv2d_fused_backward);
   const float* d_pre = dy;
-  if (epi.pool != PoolKind::None) {
+  if (epi.pool == PoolKind::Max) {
+    kk::max_pool_backward_argmax(pooled_shape(s, epi), epi.act, kept.argmax, y, dy, scratch);
+    d_pre = scratch;
+  } else if (epi.pool == PoolKind::Avg) {
+    // x is read only through act; without one, any plane-sized buffer stands in for it
+    const float* act_out = kept.act_out ? kept.act_out : scratch;
     kk::pool2d_backward(epi.pool, pooled_shape(s, epi), act_out, dy, epi.act, scratch);
     d_pre = scratch;
   } else if (epi.act != Activation::None) {
-    activation_backward(epi.act, s.y_size(), act_out, dy, scratch);
+    activation_backward(epi.act, s.y_size(), y, dy, scratch);
     d_pre = scratch;
   }
   conv2d_backward_weights(s, x, d_pre, dw, db);

@@ -63,8 +63,10 @@ KOKKOS_INLINE_FUNCTION float window_reduce(const float* win, int window, int W, 
   return acc;
 }
 
+// argmax: nullptr, or (max) the window place of each maximum (pool_argmax_byte).
 template <int WIN>
-void pool_forward_planes(bool is_max, const Pool2dShape& s, const float* x, float* y) {
+void pool_forward_planes(bool is_max, const Pool2dShape& s, const float* x, float* y,
+                         uint8_t* argmax) {
   const int P = s.P(), Q = s.Q(), H = s.H, W = s.W, window = s.window, stride = s.stride;
   const float inv_area = 1.f / float(window * window);
   for_each_plane("pcnn::pool2d_forward", s,
@@ -76,6 +78,8 @@ void pool_forward_planes(bool is_max, const Pool2dShape& s, const float* x, floa
         int best;
         const float v = window_reduce<WIN>(xi + p * stride * W + q * stride, window, W, is_max, best);
         yo[p * Q + q] = is_max ? v : v * inv_area;
+        // best = r * W + t, t < window <= W
+        if (argmax) argmax[plane * P * Q + p * Q + q] = uint8_t(best / W * window + best % W);
       });
     });
   });
@@ -132,20 +136,73 @@ void pool_backward_tiling(bool is_max, const Pool2dShape& s, const float* x, con
 }
 
 // Padded windows (clipped to the image, core/pool_math.hpp), any size: one output per lane.
-void pool_forward_clipped(bool is_max, const Pool2dShape& s, const float* x, float* y) {
+void pool_forward_clipped(bool is_max, const Pool2dShape& s, const float* x, float* y,
+                          uint8_t* argmax) {
   const int P = s.P(), Q = s.Q(), H = s.H, W = s.W;
-  for_each_plane("pcnn::pool2d_forward[clipped]", s,
-                 KOKKOS_LAMBDA(const Member& team, size_t plane) {
-    const float* xi = x + plane * H * W;
-    float* yo = y + plane * P * Q;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P), [&](int p) {
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, Q), [&](int q) {
-        const PoolWindow b = pool_window(s, p, q);
-        int best;
-        yo[p * Q + q] = pool_finish(pool_window_reduce(xi, W, b, is_max, best), b, is_max);
+  for_each_plane(
+      "pcnn::pool2d_forward[clipped]", s, KOKKOS_LAMBDA(const Member& team, size_t plane) {
+        const float* xi = x + plane * H * W;
+        float* yo = y + plane * P * Q;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P), [&](int p) {
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, Q), [&](int q) {
+            const PoolWindow b = pool_window(s, p, q);
+            int best;
+            yo[p * Q + q] = pool_finish(pool_window_reduce(xi, W, b, is_max, best), b, is_max);
+            if (is_max && argmax)
+              argmax[plane * P * Q + p * Q + q] = pool_argmax_byte(s, p, q, best);
+          });
+        });
       });
-    });
-  });
+}
+
+// Max pooling's gradient from its kept indices, through act: each window whose windows tile
+// the image writes its own pixels (g = dy * act'(y) at the named one, 0 elsewhere); pixels no
+// window covers get 0.
+void max_pool_backward_argmax_tiling(const Pool2dShape& s, Activation act, const uint8_t* argmax,
+                                     const float* y, const float* dy, float* dx) {
+  const int P = s.P(), Q = s.Q(), H = s.H, W = s.W, n = s.window;
+  for_each_plane(
+      "pcnn::max_pool_backward_argmax[tiling]", s, KOKKOS_LAMBDA(const Member& team, size_t plane) {
+        float* dxi = dx + plane * H * W;
+        const size_t o = plane * P * Q;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P), [&](int p) {
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, Q), [&](int q) {
+            const size_t i = o + p * Q + q;
+            const float g =
+                act == Activation::None ? dy[i] : dy[i] * activation_derivative(act, y[i]);
+            const int base = p * n * W + q * n, best = argmax[i];
+            for (int r = 0; r < n; ++r)
+              for (int t = 0; t < n; ++t) dxi[base + r * W + t] = r * n + t == best ? g : 0.f;
+          });
+          const int h_end = p == P - 1 ? H : (p + 1) * n;
+          for (int h = p * n; h < h_end; ++h) {
+            const int w_begin = h < (p + 1) * n ? Q * n : 0;
+            Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, w_begin, W),
+                                 [&](int w) { dxi[h * W + w] = 0.f; });
+          }
+        });
+      });
+}
+
+// The same for overlapping or padded windows: every pixel gathers from the windows holding it.
+void max_pool_backward_argmax_gather(const Pool2dShape& s, Activation act, const uint8_t* argmax,
+                                     const float* y, const float* dy, float* dx) {
+  const int P = s.P(), Q = s.Q(), H = s.H, W = s.W, window = s.window, stride = s.stride,
+            pad = s.pad;
+  for_each_plane(
+      "pcnn::max_pool_backward_argmax[gather]", s, KOKKOS_LAMBDA(const Member& team, size_t plane) {
+        const size_t o = plane * P * Q;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, H), [&](int h) {
+          int p_lo, p_hi;
+          windows_covering(h, window, stride, pad, P, p_lo, p_hi);
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, W), [&](int w) {
+            int q_lo, q_hi;
+            windows_covering(w, window, stride, pad, Q, q_lo, q_hi);
+            dx[plane * H * W + h * W + w] = pool_gather_argmax_grad(
+                s, act, argmax + o, y + o, dy + o, h, w, p_lo, p_hi, q_lo, q_hi);
+          });
+        });
+      });
 }
 
 // Overlapping or padded windows: input pixel (h, w) sums over the windows that hold it
@@ -172,12 +229,21 @@ void pool_backward_gather(bool is_max, const Pool2dShape& s, const float* x, con
   });
 }
 
-void pool2d_forward(PoolKind kind, const Pool2dShape& s, const float* x, float* y) {
+void pool2d_forward(PoolKind kind, const Pool2dShape& s, const float* x, float* y,
+                    uint8_t* argmax) {
   const bool is_max = kind == PoolKind::Max;
-  if (s.pad != 0) return pool_forward_clipped(is_max, s, x, y);
-  if (s.window == 2) return pool_forward_planes<2>(is_max, s, x, y);
-  if (s.window == 3) return pool_forward_planes<3>(is_max, s, x, y);
-  pool_forward_planes<0>(is_max, s, x, y);
+  if (!is_max) argmax = nullptr;
+  if (s.pad != 0) return pool_forward_clipped(is_max, s, x, y, argmax);
+  if (s.window == 2) return pool_forward_planes<2>(is_max, s, x, y, argmax);
+  if (s.window == 3) return pool_forward_planes<3>(is_max, s, x, y, argmax);
+  pool_forward_planes<0>(is_max, s, x, y, argmax);
+}
+
+void max_pool_backward_argmax(const Pool2dShape& s, Activation act, const uint8_t* argmax,
+                              const float* y, const float* dy, float* dx) {
+  if (s.stride != s.window || s.pad != 0)
+    return max_pool_backward_argmax_gather(s, act, argmax, y, dy, dx);
+  max_pool_backward_argmax_tiling(s, act, argmax, y, dy, dx);
 }
 
 void pool2d_backward(PoolKind kind, const Pool2dShape& s, const float* x, const float* dy,
@@ -194,11 +260,19 @@ void pool2d_backward(PoolKind kind, const Pool2dShape& s, const float* x, const 
 
 }  // namespace kk
 
-// x (N,C,H,W) -> y (N,C,P,Q)
-void KokkosBackend::pool2d_forward(PoolKind kind, const Pool2dShape& s, const float* x,
-                                   float* y) {
+// x (N,C,H,W) -> y (N,C,P,Q) and, for max given one, argmax (N,C,P,Q)
+void KokkosBackend::pool2d_forward(PoolKind kind, const Pool2dShape& s, const float* x, float* y,
+                                   uint8_t* argmax) {
   PCNN_KK_REGION(pool2d_forward);
-  kk::pool2d_forward(kind, s, x, y);
+  kk::pool2d_forward(kind, s, x, y, argmax);
+}
+
+// argmax, y, dy (N,C,P,Q) -> dx (N,C,H,W)
+void KokkosBackend::max_pool_backward_argmax(const Pool2dShape& s, Activation act,
+                                             const uint8_t* argmax, const float* y, const float* dy,
+                                             float* dx) {
+  PCNN_KK_REGION(max_pool_backward_argmax);
+  kk::max_pool_backward_argmax(s, act, argmax, y, dy, dx);
 }
 
 // x (N,C,H,W), dy (N,C,P,Q) -> dx (N,C,H,W)

@@ -131,59 +131,66 @@ void OpenMPBackend::conv2d_backward_weights(const Conv2dShape& s, const float* x
   });
 }
 
-// x -> act_out = act(conv(x) + b) -> y = pool(act_out), per image on one thread.
+// x -> act(conv(x) + b) -> y = pool(that), per image on one thread. The pre-pool output is y
+// itself without pooling, avg's kept act_out, or else the transient scratch.
 void OpenMPBackend::conv2d_fused_forward(const Conv2dShape& s, const ConvEpilogue& epi,
                                          const float* x, const float* w, const float* b,
-                                         float* act_out, float* y) {
+                                         const ConvKept& kept, float* transient, float* y) {
   const size_t in = size_t(s.C) * s.H * s.W, PQ = size_t(s.P()) * s.Q(), out = s.K * PQ;
   const Pool2dShape ps = pooled_shape(s, epi);
-  const size_t pooled = epi.pool == PoolKind::None ? PQ : size_t(ps.P()) * ps.Q();
+  const bool pooled = epi.pool != PoolKind::None;
+  const size_t per_map = pooled ? size_t(ps.P()) * ps.Q() : PQ;
+  float* pre = !pooled ? y : keeps_act_out(epi) ? kept.act_out : transient;
   conv_tables_.build(s);
   for_each_image(s.N, threads_, [&](int n, int tid) {
-    float* an = act_out + size_t(n) * out;
+    float* an = pre + size_t(n) * out;
     forward_image(s, conv_tables_, x + size_t(n) * in, w, an, scratch(tid));
     for (int k = 0; k < s.K; ++k) {
       float* plane = an + k * PQ;
       omp::bias_act_span(epi.act, PQ, b ? b[k] : 0.f, plane, plane);
-      float* yk = y + (size_t(n) * s.K + k) * pooled;
-      if (epi.pool != PoolKind::None) {
-        omp::pool_forward_plane(epi.pool, ps, plane, yk);
-      } else if (yk != plane) {
-        for (size_t i = 0; i < PQ; ++i) yk[i] = plane[i];
-      }
+      if (!pooled) continue;
+      const size_t o = (size_t(n) * s.K + k) * per_map;
+      omp::pool_forward_plane(epi.pool, ps, plane, y + o, kept.argmax ? kept.argmax + o : nullptr);
     }
   });
 }
 
-// dy (gradient of y) -> d(act_out) per image in the thread's scratch -> dw, db (group slots
-// added in group order) and dx (per image).
+// dy (gradient of y) -> d(pre-activation) per image in the thread's scratch -> dw, db (group
+// slots added in group order) and dx (per image).
 void OpenMPBackend::conv2d_fused_backward(const Conv2dShape& s, const ConvEpilogue& epi,
-                                          const float* x, const float* w, const float* act_out,
-                                          const float* dy, float* /*scratch*/, float* dx,
-                                          float* dw, float* db) {
+                                          const float* x, const float* w, const ConvKept& kept,
+                                          const float* y, const float* dy, float* /*scratch*/,
+                                          float* dx, float* dw, float* db) {
   const size_t in = size_t(s.C) * s.H * s.W, PQ = size_t(s.P()) * s.Q(), out = s.K * PQ;
   const Pool2dShape ps = pooled_shape(s, epi);
-  const size_t pooled = epi.pool == PoolKind::None ? PQ : size_t(ps.P()) * ps.Q();
+  const size_t per_map = epi.pool == PoolKind::None ? PQ : size_t(ps.P()) * ps.Q();
   conv_tables_.build(s);
   sum_over_images(partials_, s.N, threads_, s.w_size(), s.K, dw, db,
                   [&](int n, bool first, float* dw_slot, float* db_slot, int tid) {
     ThreadScratch& ts = scratch(tid);
     float* grad = omp::ensure(ts.grad, out);
-    const float* an = act_out + size_t(n) * out;
-    const float* dyn = dy + size_t(n) * s.K * pooled;
-    const float* d_act = dyn;  // gradient of this image's act_out, (K,PQ)
-    if (epi.pool != PoolKind::None) {
-      for (int k = 0; k < s.K; ++k)
-        omp::pool_backward_plane(epi.pool, ps, an + k * PQ, dyn + k * pooled, grad + k * PQ);
-      d_act = grad;
+    const size_t pooled_at = size_t(n) * s.K * per_map;
+    const float* dyn = dy + pooled_at;
+    const float* d_pre = dyn;  // gradient of this image's pre-activation, (K,PQ)
+    if (epi.pool == PoolKind::Max) {
+      for (int k = 0; k < s.K; ++k) {
+        const size_t o = pooled_at + k * per_map;
+        omp::max_pool_backward_argmax_plane(ps, epi.act, kept.argmax + o, y + o, dy + o,
+                                            grad + k * PQ);
+      }
+      d_pre = grad;
+    } else if (epi.pool == PoolKind::Avg) {
+      for (int k = 0; k < s.K; ++k)  // x unread by avg
+        omp::pool_backward_plane(epi.pool, ps, nullptr, dyn + k * per_map, grad + k * PQ);
+      if (epi.act != Activation::None)
+        omp::act_backward_span(epi.act, out, kept.act_out + size_t(n) * out, grad, grad);
+      d_pre = grad;
+    } else if (epi.act != Activation::None) {
+      omp::act_backward_span(epi.act, out, y + size_t(n) * out, dyn, grad);
+      d_pre = grad;
     }
-    if (epi.act != Activation::None) {
-      omp::act_backward_span(epi.act, out, an, d_act, grad);
-      d_act = grad;
-    }
-    backward_weights_image(s, conv_tables_, x + size_t(n) * in, d_act, first, dw_slot, db_slot,
-                           ts);
-    if (dx) backward_data_image(s, conv_tables_, d_act, w, dx + size_t(n) * in, ts);
+    backward_weights_image(s, conv_tables_, x + size_t(n) * in, d_pre, first, dw_slot, db_slot, ts);
+    if (dx) backward_data_image(s, conv_tables_, d_pre, w, dx + size_t(n) * in, ts);
   });
 }
 

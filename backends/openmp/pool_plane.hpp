@@ -7,36 +7,72 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
 #endif
 
 #include "backends/serial/pool_plane.hpp"
+#include "core/activation_math.hpp"
 #include "core/shapes.hpp"
 
 namespace pcnn::omp {
 
-// x (H,W) -> y (P,Q); overwrites y.
-inline void pool_forward_plane(PoolKind kind, const Pool2dShape& s, const float* x, float* y) {
+// x (H,W) -> y (P,Q); overwrites y, and argmax (P,Q) when max pooling is given one.
+inline void pool_forward_plane(PoolKind kind, const Pool2dShape& s, const float* x, float* y,
+                               uint8_t* argmax = nullptr) {
   const int P = s.P(), Q = s.Q(), win = s.window, st = s.stride;
   if (kind == PoolKind::Max && win == 2 && st == 2 && s.pad == 0) {
-    // The LeNet case, written out: two input rows give one output row.
+    // The LeNet case, written out: two input rows give one output row. The index is the
+    // window's place a b / c d = 0 1 / 2 3 (pool_argmax_byte).
     for (int p = 0; p < P; ++p) {
       const float* r0 = x + size_t(2 * p) * s.W;
       const float* r1 = r0 + s.W;
       float* out = y + size_t(p) * Q;
+      uint8_t* at = argmax ? argmax + size_t(p) * Q : nullptr;
       for (int q = 0; q < Q; ++q) {
         float m = r0[2 * q];
-        if (r0[2 * q + 1] > m) m = r0[2 * q + 1];
-        if (r1[2 * q] > m) m = r1[2 * q];
-        if (r1[2 * q + 1] > m) m = r1[2 * q + 1];
+        int best = 0;
+        if (r0[2 * q + 1] > m) m = r0[2 * q + 1], best = 1;
+        if (r1[2 * q] > m) m = r1[2 * q], best = 2;
+        if (r1[2 * q + 1] > m) m = r1[2 * q + 1], best = 3;
         out[q] = m;
+        if (at) at[q] = uint8_t(best);
       }
     }
     return;
   }
-  serial::pool_forward_plane(kind, s, x, y);
+  serial::pool_forward_plane(kind, s, x, y, argmax);
+}
+
+// argmax, y, dy (P,Q) -> dx (H,W): max pooling's gradient from its kept indices through the
+// activation act before it; overwrites dx.
+inline void max_pool_backward_argmax_plane(const Pool2dShape& s, Activation act,
+                                           const uint8_t* argmax, const float* y, const float* dy,
+                                           float* dx) {
+  const int P = s.P(), Q = s.Q();
+  if (s.window == 2 && s.stride == 2 && s.pad == 0) {
+    // The LeNet case: windows tile the plane; each writes its four pixels, and only an odd last
+    // row / column is left to clear.
+    for (int p = 0; p < P; ++p) {
+      float* d0 = dx + size_t(2 * p) * s.W;
+      float* d1 = d0 + s.W;
+      for (int q = 0; q < Q; ++q) {
+        const size_t o = size_t(p) * Q + q;
+        const float g = act == Activation::None ? dy[o] : dy[o] * activation_derivative(act, y[o]);
+        const int best = argmax[o];
+        d0[2 * q] = best == 0 ? g : 0.f;
+        d0[2 * q + 1] = best == 1 ? g : 0.f;
+        d1[2 * q] = best == 2 ? g : 0.f;
+        d1[2 * q + 1] = best == 3 ? g : 0.f;
+      }
+      for (int w = 2 * Q; w < s.W; ++w) d0[w] = d1[w] = 0.f;
+    }
+    for (size_t i = size_t(2 * P) * s.W; i < size_t(s.H) * s.W; ++i) dx[i] = 0.f;
+    return;
+  }
+  serial::max_pool_backward_argmax_plane(s, act, argmax, y, dy, dx);
 }
 
 // One output row of a 2x2, stride-2 max pool backward: input rows x0, x1 -> dx rows d0, d1

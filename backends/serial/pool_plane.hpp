@@ -5,14 +5,16 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "core/pool_math.hpp"
 #include "core/shapes.hpp"
 
 namespace pcnn::serial {
 
-// x (H,W) -> y (P,Q); overwrites y.
-inline void pool_forward_plane(PoolKind kind, const Pool2dShape& s, const float* x, float* y) {
+// x (H,W) -> y (P,Q); overwrites y, and argmax (P,Q) when max pooling is given one.
+inline void pool_forward_plane(PoolKind kind, const Pool2dShape& s, const float* x, float* y,
+                               uint8_t* argmax = nullptr) {
   const int P = s.P(), Q = s.Q();
   const bool is_max = kind == PoolKind::Max;
   for (int p = 0; p < P; ++p)
@@ -20,7 +22,26 @@ inline void pool_forward_plane(PoolKind kind, const Pool2dShape& s, const float*
       const PoolWindow b = pool_window(s, p, q);
       int best;
       y[size_t(p) * Q + q] = pool_finish(pool_window_reduce(x, s.W, b, is_max, best), b, is_max);
+      if (is_max && argmax) argmax[size_t(p) * Q + q] = pool_argmax_byte(s, p, q, best);
     }
+}
+
+// argmax, y, dy (P,Q) -> dx (H,W) = the gradient max pooling sends back through act
+// (pool_gather_argmax_grad); overwrites dx.
+inline void max_pool_backward_argmax_plane(const Pool2dShape& s, Activation act,
+                                           const uint8_t* argmax, const float* y, const float* dy,
+                                           float* dx) {
+  const int P = s.P(), Q = s.Q();
+  for (int h = 0; h < s.H; ++h) {
+    int p_lo, p_hi;
+    windows_covering(h, s.window, s.stride, s.pad, P, p_lo, p_hi);
+    for (int w = 0; w < s.W; ++w) {
+      int q_lo, q_hi;
+      windows_covering(w, s.window, s.stride, s.pad, Q, q_lo, q_hi);
+      dx[size_t(h) * s.W + w] =
+          pool_gather_argmax_grad(s, act, argmax, y, dy, h, w, p_lo, p_hi, q_lo, q_hi);
+    }
+  }
 }
 
 // x (H,W), dy (P,Q) -> dx (H,W); overwrites dx. Max routes to the argmax recomputed from x;

@@ -55,20 +55,24 @@ std::vector<std::pair<std::string, cuda::ConvBackwardPlan>> backward_plans(bool 
   return v;
 }
 
-// The launches of one case on the case's tensors: fused forward or backward with a plan.
-float* fused_y(const OpCase& c, const DeviceTensors& d) {
-  return d.f(c.p.epi.pool == PoolKind::None ? "act_out" : "y");
+// The launches of one case on the case's tensors (named by tests/op_table.cpp): fused forward or
+// backward with a plan. kept_of: what the forward keeps for the backward.
+ConvKept kept_of(const OpCase& c, const DeviceTensors& d) {
+  ConvKept kept;
+  if (keeps_argmax(c.p.epi)) kept.argmax = d.u8("argmax");
+  if (keeps_act_out(c.p.epi)) kept.act_out = d.f("act_out");
+  return kept;
 }
 void forward(CudaBackend& be, const OpCase& c, const DeviceTensors& d,
              const cuda::ConvForwardPlan& plan) {
-  cuda::conv2d_fused_forward(be, c.p.conv, c.p.epi, d.f("x"), d.f("w"), d.f("b"),
-                             d.f("act_out"), fused_y(c, d), plan);
+  cuda::conv2d_fused_forward(be, c.p.conv, c.p.epi, d.f("x"), d.f("w"), d.f("b"), kept_of(c, d),
+                             d.f("scratch"), d.f("y"), plan);
 }
 void backward(CudaBackend& be, const OpCase& c, const DeviceTensors& d,
               const cuda::ConvBackwardPlan& plan) {
-  cuda::conv2d_fused_backward(be, c.p.conv, c.p.epi, d.f("x"), d.f("w"),
-                              d.f("act_out"), d.f("dy"), d.f("scratch"),
-                              c.p.want_dx ? d.f("dx") : nullptr, d.f("dw"), d.f("db"), plan);
+  cuda::conv2d_fused_backward(be, c.p.conv, c.p.epi, d.f("x"), d.f("w"), kept_of(c, d), d.f("y"),
+                              d.f("dy"), d.f("scratch"), c.p.want_dx ? d.f("dx") : nullptr,
+                              d.f("dw"), d.f("db"), plan);
 }
 
 // Part 1: every variant against serial, on every fused case of the op table (the backward cases
@@ -114,10 +118,10 @@ void time_case(CudaBackend& be, SerialBackend& ref, const OpCase& c) {
   {
     const double us = time_graph_us(be, [&] {
       if (fwd)
-        be.Backend::conv2d_fused_forward(s, c.p.epi, d.f("x"), d.f("w"), d.f("b"),
-                                         d.f("act_out"), fused_y(c, d));
+        be.Backend::conv2d_fused_forward(s, c.p.epi, d.f("x"), d.f("w"), d.f("b"), kept_of(c, d),
+                                         d.f("scratch"), d.f("y"));
       else
-        be.Backend::conv2d_fused_backward(s, c.p.epi, d.f("x"), d.f("w"), d.f("act_out"),
+        be.Backend::conv2d_fused_backward(s, c.p.epi, d.f("x"), d.f("w"), kept_of(c, d), d.f("y"),
                                           d.f("dy"), d.f("scratch"),
                                           c.p.want_dx ? d.f("dx") : nullptr, d.f("dw"), d.f("db"));
     });

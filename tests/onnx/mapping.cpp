@@ -90,7 +90,7 @@ Plan map_pool(PoolKind kind, const Node& n, const Inputs& in) {
   p.run = [kind, s, xv = x.floats](Backend& be) {
     DeviceArray<float> dx(be, xv);
     DeviceArray<float> y = poisoned(be, s.y_size());
-    be.pool2d_forward(kind, s, dx.get(), y.get());
+    be.pool2d_forward(kind, s, dx.get(), y.get(), nullptr);
     return y.download();
   };
   return p;
