@@ -223,6 +223,9 @@ std::vector<Layer> model_conv_layers(int N) {
       // a wider second layer, as in examples/models/wide.json (16 -> 32 channels)
       {"wide conv2", conv_shape(N, 16, 14, 14, 32, 5, 5, 1, 0),
        epilogue(Activation::ReLU, PoolKind::Max)},
+      // the 3x3 variant of it (the time-to-accuracy candidate: 16 -> 32 channels, pad 1)
+      {"c3p conv2", conv_shape(N, 16, 14, 14, 32, 3, 3, 1, 1),
+       epilogue(Activation::ReLU, PoolKind::Max)},
   };
 }
 

@@ -151,14 +151,23 @@ int main(int argc, char** argv) {
     CudaBackend be(0);
     SerialBackend ref;
     print_device(be);
-    const bool quick = argc > 1 && std::string(argv[1]) == "--check-only";
-    check_all(be, ref);
-    if (!quick) {
+    // --check-only: part 1 alone; --time N NAME: part 2 alone, at batch N, on the layers whose
+    // case name holds NAME (e.g. --time 128 "c3p conv2").
+    const std::string mode = argc > 1 ? argv[1] : "";
+    std::vector<int> batches = {64, 1024};
+    std::string only;
+    if (mode == "--time" && argc > 3) {
+      batches = {std::stoi(argv[2])};
+      only = argv[3];
+    } else {
+      check_all(be, ref);
+    }
+    if (mode != "--check-only") {
       // The layers as the models call them: the first layer (C == 1) wants no dx.
-      for (int N : {64, 1024}) {
-        for (const OpCase& c : cases_of(Op::conv2d_fused_forward, N, true)) time_case(be, ref, c);
-        for (const OpCase& c : cases_of(Op::conv2d_fused_backward, N, true)) time_case(be, ref, c);
-      }
+      for (int N : batches)
+        for (Op op : {Op::conv2d_fused_forward, Op::conv2d_fused_backward})
+          for (const OpCase& c : cases_of(op, N, true))
+            if (c.name.find(only) != std::string::npos) time_case(be, ref, c);
     }
     std::printf("\nconv_lab: %d failures\n", failures());
     return failures() ? 1 : 0;
