@@ -183,11 +183,14 @@ GradSpec gradient(std::vector<Op> checks, std::string of, std::vector<std::strin
 
 // ---- shapes ----------------------------------------------------------------------------------
 
-struct ConvShape {
+// A test shape of the convolution or pooling ops, with its name.
+template <class Shape>
+struct NamedShape {
   const char* name;
-  Conv2dShape s;
+  Shape s;
   bool grad;  // small enough for finite differences
 };
+using ConvShape = NamedShape<Conv2dShape>;
 
 std::vector<ConvShape> conv_test_shapes() {
   return {
@@ -497,11 +500,7 @@ GradSpec argmax_grad() {
   return g;
 }
 
-struct PoolShape {
-  const char* name;
-  Pool2dShape s;
-  bool grad;  // small enough for finite differences
-};
+using PoolShape = NamedShape<Pool2dShape>;
 
 std::vector<PoolShape> pool_test_shapes() {
   return {

@@ -608,28 +608,4 @@ void KokkosBackend::conv2d_fused_forward(const Conv2dShape& s, const ConvEpilogu
   if (pooled) kk::pool2d_forward(epi.pool, pooled_shape(s, epi), pre, y, kept.argmax);
 }
 
-// dy (gradient of y) -> d(pre-activation) through the pooling and the activation in one pass,
-// then the weight and data gradients
-void KokkosBackend::conv2d_fused_backward(const Conv2dShape& s, const ConvEpilogue& epi,
-                                          const float* x, const float* w, const ConvKept& kept,
-                                          const float* y, const float* dy, float* scratch,
-                                          float* dx, float* dw, float* db) {
-  PCNN_KK_REGION(conv2d_fused_backward);
-  const float* d_pre = dy;
-  if (epi.pool == PoolKind::Max) {
-    kk::max_pool_backward_argmax(pooled_shape(s, epi), epi.act, kept.argmax, y, dy, scratch);
-    d_pre = scratch;
-  } else if (epi.pool == PoolKind::Avg) {
-    // x is read only through act; without one, any plane-sized buffer stands in for it
-    const float* act_out = kept.act_out ? kept.act_out : scratch;
-    kk::pool2d_backward(epi.pool, pooled_shape(s, epi), act_out, dy, epi.act, scratch);
-    d_pre = scratch;
-  } else if (epi.act != Activation::None) {
-    activation_backward(epi.act, s.y_size(), y, dy, scratch);
-    d_pre = scratch;
-  }
-  conv2d_backward_weights(s, x, d_pre, dw, db);
-  if (dx) conv2d_backward_data(s, d_pre, w, dx);
-}
-
 }  // namespace pcnn

@@ -26,10 +26,10 @@ class KokkosBackend : public Backend {
 
   PCNN_OVERRIDE_REQUIRED_OPS
 
-  // Fused variants: the activation rides in the convolution's / GEMM's epilogue, and max-pool
-  // backward applies the activation derivative on the way, saving a pass over act_out.
+  // Fused variants: the activation rides in the convolution's / GEMM's epilogue. The fused
+  // backward is Backend's composition: max_pool_backward_argmax already applies the activation
+  // derivative on the way.
   PCNN_OVERRIDE(conv2d_fused_forward)
-  PCNN_OVERRIDE(conv2d_fused_backward)
   PCNN_OVERRIDE(linear_forward)
 
   // Whole-step CUDA graphs, captured from the backend's one stream (graph.cpp): CUDA build only.

@@ -85,18 +85,10 @@ void pool_forward_planes(bool is_max, const Pool2dShape& s, const float* x, floa
   });
 }
 
-// dx[i] *= act'(y[i]) over one row, i < n, across the thread's vector lanes.
-template <Activation A>
-KOKKOS_INLINE_FUNCTION void scale_by_derivative(const Member& team, float* dx, const float* y,
-                                                int n) {
-  Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n),
-                       [&](int i) { dx[i] *= activation_derivative<A>(y[i]); });
-}
-
 // Windows tile the image: output row p owns input rows p*stride .. (p+1)*stride - 1 (the last
 // one also the rows below every window), each window its WIN x WIN block; pixels no window
-// covers get 0. Then, unless A is None, dx *= act'(x) (x is the activation's output).
-template <int WIN, Activation A>
+// covers get 0.
+template <int WIN>
 void pool_backward_tiling(bool is_max, const Pool2dShape& s, const float* x, const float* dy,
                           float* dx) {
   const int P = s.P(), Q = s.Q(), H = s.H, W = s.W, window = s.window, stride = s.stride;
@@ -125,12 +117,6 @@ void pool_backward_tiling(bool is_max, const Pool2dShape& s, const float* x, con
         Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, w_begin, W),
                              [&](int w) { dxi[h * W + w] = 0.f; });
       }
-    });
-    if (A == Activation::None) return;
-    // Then the activation derivative, row by row (a lane may scale what another lane wrote).
-    team.team_barrier();
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, H), [&](int h) {
-      scale_by_derivative<A>(team, dxi + h * W, xi + h * W, W);
     });
   });
 }
@@ -184,49 +170,49 @@ void max_pool_backward_argmax_tiling(const Pool2dShape& s, Activation act, const
       });
 }
 
-// The same for overlapping or padded windows: every pixel gathers from the windows holding it.
-void max_pool_backward_argmax_gather(const Pool2dShape& s, Activation act, const uint8_t* argmax,
-                                     const float* y, const float* dy, float* dx) {
+// Overlapping or padded windows: every input pixel (h, w) of every plane gathers from the
+// windows that hold it (windows_covering): dx = grad(plane, h, w, p_lo, p_hi, q_lo, q_hi).
+template <class Grad>
+void gather_planes(const char* label, const Pool2dShape& s, float* dx, const Grad& grad) {
   const int P = s.P(), Q = s.Q(), H = s.H, W = s.W, window = s.window, stride = s.stride,
             pad = s.pad;
   for_each_plane(
-      "pcnn::max_pool_backward_argmax[gather]", s, KOKKOS_LAMBDA(const Member& team, size_t plane) {
-        const size_t o = plane * P * Q;
+      label, s, KOKKOS_LAMBDA(const Member& team, size_t plane) {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, H), [&](int h) {
           int p_lo, p_hi;
           windows_covering(h, window, stride, pad, P, p_lo, p_hi);
           Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, W), [&](int w) {
             int q_lo, q_hi;
             windows_covering(w, window, stride, pad, Q, q_lo, q_hi);
-            dx[plane * H * W + h * W + w] = pool_gather_argmax_grad(
-                s, act, argmax + o, y + o, dy + o, h, w, p_lo, p_hi, q_lo, q_hi);
+            dx[plane * H * W + h * W + w] = grad(plane, h, w, p_lo, p_hi, q_lo, q_hi);
           });
         });
       });
 }
 
-// Overlapping or padded windows: input pixel (h, w) sums over the windows that hold it
-// (windows_covering) and send it something.
-void pool_backward_gather(bool is_max, const Pool2dShape& s, const float* x, const float* dy,
-                          Activation act, float* dx) {
-  const int P = s.P(), Q = s.Q(), H = s.H, W = s.W, window = s.window, stride = s.stride,
-            pad = s.pad;
-  for_each_plane("pcnn::pool2d_backward[gather]", s,
-                 KOKKOS_LAMBDA(const Member& team, size_t plane) {
-    const float* xi = x + plane * H * W;
-    const float* dyo = dy + plane * P * Q;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, H), [&](int h) {
-      int p_lo, p_hi;
-      windows_covering(h, window, stride, pad, P, p_lo, p_hi);
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, W), [&](int w) {
-        int q_lo, q_hi;
-        windows_covering(w, window, stride, pad, Q, q_lo, q_hi);
-        const float acc = pool_gather_grad(s, xi, dyo, is_max, h, w, p_lo, p_hi, q_lo, q_hi);
-        dx[plane * H * W + h * W + w] =
-            act == Activation::None ? acc : acc * activation_derivative(act, xi[h * W + w]);
+// Max pooling's gradient from its kept indices, any windows.
+void max_pool_backward_argmax_gather(const Pool2dShape& s, Activation act, const uint8_t* argmax,
+                                     const float* y, const float* dy, float* dx) {
+  const size_t PQ = size_t(s.P()) * s.Q();
+  gather_planes(
+      "pcnn::max_pool_backward_argmax[gather]", s, dx,
+      KOKKOS_LAMBDA(size_t plane, int h, int w, int p_lo, int p_hi, int q_lo, int q_hi) {
+        const size_t o = plane * PQ;
+        return pool_gather_argmax_grad(s, act, argmax + o, y + o, dy + o, h, w, p_lo, p_hi, q_lo,
+                                       q_hi);
       });
-    });
-  });
+}
+
+// The pooling gradient from x, any windows (max recomputes each window's maximum).
+void pool_backward_gather(bool is_max, const Pool2dShape& s, const float* x, const float* dy,
+                          float* dx) {
+  const size_t HW = size_t(s.H) * s.W, PQ = size_t(s.P()) * s.Q();
+  gather_planes(
+      "pcnn::pool2d_backward[gather]", s, dx,
+      KOKKOS_LAMBDA(size_t plane, int h, int w, int p_lo, int p_hi, int q_lo, int q_hi) {
+        return pool_gather_grad(s, x + plane * HW, dy + plane * PQ, is_max, h, w, p_lo, p_hi, q_lo,
+                                q_hi);
+      });
 }
 
 void pool2d_forward(PoolKind kind, const Pool2dShape& s, const float* x, float* y,
@@ -247,15 +233,12 @@ void max_pool_backward_argmax(const Pool2dShape& s, Activation act, const uint8_
 }
 
 void pool2d_backward(PoolKind kind, const Pool2dShape& s, const float* x, const float* dy,
-                     Activation act, float* dx) {
+                     float* dx) {
   const bool is_max = kind == PoolKind::Max;
-  if (s.stride != s.window || s.pad != 0) return pool_backward_gather(is_max, s, x, dy, act, dx);
-  dispatch_activation(act, [&](auto tag) {
-    constexpr Activation A = decltype(tag)::value;
-    if (s.window == 2) return pool_backward_tiling<2, A>(is_max, s, x, dy, dx);
-    if (s.window == 3) return pool_backward_tiling<3, A>(is_max, s, x, dy, dx);
-    pool_backward_tiling<0, A>(is_max, s, x, dy, dx);
-  });
+  if (s.stride != s.window || s.pad != 0) return pool_backward_gather(is_max, s, x, dy, dx);
+  if (s.window == 2) return pool_backward_tiling<2>(is_max, s, x, dy, dx);
+  if (s.window == 3) return pool_backward_tiling<3>(is_max, s, x, dy, dx);
+  pool_backward_tiling<0>(is_max, s, x, dy, dx);
 }
 
 }  // namespace kk
@@ -279,7 +262,7 @@ void KokkosBackend::max_pool_backward_argmax(const Pool2dShape& s, Activation ac
 void KokkosBackend::pool2d_backward(PoolKind kind, const Pool2dShape& s, const float* x,
                                     const float* dy, float* dx) {
   PCNN_KK_REGION(pool2d_backward);
-  kk::pool2d_backward(kind, s, x, dy, Activation::None, dx);
+  kk::pool2d_backward(kind, s, x, dy, dx);
 }
 
 }  // namespace pcnn
