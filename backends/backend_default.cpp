@@ -7,8 +7,7 @@ namespace pcnn {
 void Backend::conv2d_fused_forward(const Conv2dShape& s, const ConvEpilogue& epi, const float* x,
                                    const float* w, const float* b, const ConvKept& kept,
                                    float* scratch, float* y) {
-  // The pre-pool output: kept when backward needs it, else in the transient scratch.
-  float* pre = epi.pool == PoolKind::None ? y : keeps_act_out(epi) ? kept.act_out : scratch;
+  float* pre = pre_pool_output(epi, kept, scratch, y);
   conv2d_forward(s, x, w, b, pre);
   if (epi.act != Activation::None) activation_forward(epi.act, s.y_size(), pre, pre);
   if (epi.pool != PoolKind::None)

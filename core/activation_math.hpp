@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 
 #include "core/host_device.hpp"
 #include "core/vocabulary.hpp"
@@ -47,6 +48,12 @@ PCNN_HD inline float activation_derivative(float y) { return activation_table<A,
 PCNN_HD inline float activate(Activation act, float x) { return activation_table<false>(act, x); }
 PCNN_HD inline float activation_derivative(Activation act, float y) {
   return activation_table<true>(act, y);
+}
+
+// The gradient dy[i] carries back through the activation: dy[i] * act'(y[i]), the derivative from
+// the output y (y is not read for None, and may then be nullptr).
+PCNN_HD inline float activation_grad(Activation act, const float* dy, const float* y, size_t i) {
+  return act == Activation::None ? dy[i] : dy[i] * activation_derivative(act, y[i]);
 }
 
 }  // namespace pcnn

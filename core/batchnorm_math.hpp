@@ -20,12 +20,6 @@ PCNN_HD inline float batchnorm_normalize(float x, float mean, float inv_std, flo
   return gamma * ((x - mean) * inv_std) + beta;
 }
 
-// The gradient the statistics see at element i: dy through the fused activation, whose derivative
-// comes from the output y (y is not read for None).
-PCNN_HD inline float batchnorm_act_grad(Activation act, const float* dy, const float* y, size_t i) {
-  return act == Activation::None ? dy[i] : dy[i] * activation_derivative(act, y[i]);
-}
-
 // running = (1 - m) * running + m * batch (PyTorch's momentum convention).
 PCNN_HD inline float batchnorm_running(float running, float batch, float momentum) {
   return (1.f - momentum) * running + momentum * batch;

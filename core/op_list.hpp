@@ -189,15 +189,16 @@
    const float* dy, float* scratch, float* dx, float* dw, float* db)
 
 // Every backend defines these.
-#define PCNN_REQUIRED_OPS(X)                                                                      \
-  X(gemm)                                                                                         \
-  X(conv2d_forward) X(conv2d_backward_data) X(conv2d_backward_weights) X(pool2d_forward)          \
-      X(pool2d_backward) X(max_pool_backward_argmax) X(bias_add) X(bias_backward)                 \
-          X(activation_forward) X(activation_backward) X(softmax_cross_entropy) X(check_step)     \
-              X(sgd_update) X(adam_update) X(gather_train_batch) X(gather_batch) X(augment_batch) \
-                  X(batchnorm_forward_train) X(batchnorm_forward_infer) X(batchnorm_backward)     \
-                      X(dropout_forward) X(dropout_backward) X(global_avg_pool_forward)           \
-                          X(global_avg_pool_backward)
+// clang-format off
+#define PCNN_REQUIRED_OPS(X)                                                                 \
+  X(gemm) X(conv2d_forward) X(conv2d_backward_data) X(conv2d_backward_weights)               \
+  X(pool2d_forward) X(pool2d_backward) X(max_pool_backward_argmax) X(bias_add)               \
+  X(bias_backward) X(activation_forward) X(activation_backward) X(softmax_cross_entropy)    \
+  X(check_step) X(sgd_update) X(adam_update) X(gather_train_batch) X(gather_batch)           \
+  X(augment_batch) X(batchnorm_forward_train) X(batchnorm_forward_infer)                     \
+  X(batchnorm_backward) X(dropout_forward) X(dropout_backward) X(global_avg_pool_forward)    \
+  X(global_avg_pool_backward)
+// clang-format on
 
 // A backend may define these; otherwise the composed defaults run.
 #define PCNN_FUSED_OPS(X) \

@@ -109,9 +109,7 @@ PCNN_HD inline float pool_gather_argmax_grad(const Pool2dShape& s, Activation ac
   for (int p = p_lo; p <= p_hi; ++p)
     for (int q = q_lo; q <= q_hi; ++q) {
       const int at = (h - (p * s.stride - s.pad)) * s.window + (w - (q * s.stride - s.pad));
-      if (argmax_plane[p * Q + q] != at) continue;
-      const float g = dy_plane[p * Q + q];
-      acc += act == Activation::None ? g : g * activation_derivative(act, y_plane[p * Q + q]);
+      if (argmax_plane[p * Q + q] == at) acc += activation_grad(act, dy_plane, y_plane, p * Q + q);
     }
   return acc;
 }

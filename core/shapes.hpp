@@ -78,6 +78,13 @@ inline bool keeps_argmax(const ConvEpilogue& e) { return e.pool == PoolKind::Max
 inline bool keeps_act_out(const ConvEpilogue& e) {
   return e.pool == PoolKind::Avg && e.act != Activation::None;
 }
+// Where a fused forward that materialises the activation's pre-pool output writes it: y itself
+// without pooling, the kept act_out where avg pooling keeps it, else the transient scratch.
+inline float* pre_pool_output(const ConvEpilogue& e, const ConvKept& kept, float* scratch,
+                              float* y) {
+  if (e.pool == PoolKind::None) return y;
+  return keeps_act_out(e) ? kept.act_out : scratch;
+}
 // The bytes of ConvKept one image needs (s.N is ignored: one image).
 inline size_t kept_bytes_per_image(const Conv2dShape& s, const ConvEpilogue& e) {
   Conv2dShape one = s;

@@ -15,9 +15,8 @@ namespace pcnn::cuda {
 // Tiled: a block stages one whole (padded) input image and a tile of filters in shared memory.
 // Ring: a block walks down the output rows keeping only the input rows still needed in a
 //       circular shared-memory buffer, exchanging stride*pool rows per step (cp.async).
-// Gemm: an implicit GEMM on the dense tile engine writes the pre-pool output, pooling runs after it
-// (any
-//       shape; what Auto runs when neither Tiled nor Ring fits).
+// Gemm: an implicit GEMM on the dense tile engine writes the pre-pool output, pooling runs after
+//       it (any shape; what Auto runs when neither Tiled nor Ring fits).
 enum class ConvFwdVariant { Auto, Direct, Tiled, Ring, Gemm };
 struct ConvForwardPlan {
   ConvFwdVariant variant = ConvFwdVariant::Auto;

@@ -23,24 +23,19 @@ struct DactSource {
   int pw;
 };
 
-// The gradient of a pooled output through the activation: dy * act'(y), y its value.
-__device__ __forceinline__ float through_act(Activation act, float g, float y) {
-  return act == Activation::None ? g : g * activation_derivative(act, y);
-}
-
 // One conv output's d(pre-activation): under max pooling, its window's gradient if the window's
 // kept maximum is here, else 0.
 __device__ __forceinline__ float dact_at(const Conv2dShape& s, const DactSource& d, int n, int k,
                                          int p, int q) {
   const int P = s.P(), Q = s.Q();
   const size_t i = ((size_t(n) * s.K + k) * P + p) * Q + q;
-  if (d.pool == PoolKind::None) return through_act(d.act, d.dy[i], d.y ? d.y[i] : 0.f);
+  if (d.pool == PoolKind::None) return activation_grad(d.act, d.dy, d.y, i);
   const int pw = d.pw, P2 = P / pw, Q2 = Q / pw, pp = p / pw, pq = q / pw;
   if (pp >= P2 || pq >= Q2) return 0.f;  // outside every window: no gradient
   const size_t o = ((size_t(n) * s.K + k) * P2 + pp) * Q2 + pq;
   if (d.pool == PoolKind::Max) {
     if (d.argmax[o] != (p - pp * pw) * pw + (q - pq * pw)) return 0.f;
-    return through_act(d.act, d.dy[o], d.y[o]);
+    return activation_grad(d.act, d.dy, d.y, o);
   }
   const float v = d.dy[o] * (1.f / float(pw * pw));
   return d.act == Activation::None ? v : v * activation_derivative(d.act, d.act_out[i]);

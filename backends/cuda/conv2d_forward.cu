@@ -425,8 +425,9 @@ void conv2d_fused_forward(CudaBackend& be, const Conv2dShape& s, const ConvEpilo
   const bool pooled_inside = pooled && ch.pw == 2;
   // Pooling after the kernel: the kernel writes the pre-pool output (kept by avg with an
   // activation, else in the transient scratch), then pool2d_forward writes y and argmax.
-  float* pre = !pooled ? y : keeps_act_out(epi) ? kept.act_out : scratch;
-  PCNN_CHECK(pre, "cuda conv2d forward: pooling after the kernel needs the scratch buffer");
+  float* pre = pre_pool_output(epi, kept, scratch, y);
+  PCNN_CHECK(pre || pooled_inside,
+             "cuda conv2d forward: pooling after the kernel needs the scratch buffer");
   const FwdOut o = pooled_inside ? FwdOut{b, epi.act, epi.pool, kept.act_out, kept.argmax, y}
                                  : FwdOut{b, epi.act, PoolKind::None, nullptr, nullptr, pre};
   if (ch.variant == ConvFwdVariant::Gemm) {

@@ -76,12 +76,13 @@ void KokkosBackend::batchnorm_backward(
     const int c = team.league_rank();
     const float mean = save_mean[c], inv_std = save_inv_std[c];
     double sum_dy = 0, sum_dy_xhat = 0;
-    Kokkos::parallel_reduce(Kokkos::TeamThreadRange(team, M), [&](int j, double& acc) {
-      acc += batchnorm_act_grad(act, dy, y, channel_at(j, c, C, HW));
-    }, sum_dy);
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, M),
+        [&](int j, double& acc) { acc += activation_grad(act, dy, y, channel_at(j, c, C, HW)); },
+        sum_dy);
     Kokkos::parallel_reduce(Kokkos::TeamThreadRange(team, M), [&](int j, double& acc) {
       const size_t at = channel_at(j, c, C, HW);
-      acc += double(batchnorm_act_grad(act, dy, y, at)) * ((x[at] - mean) * inv_std);
+      acc += double(activation_grad(act, dy, y, at)) * ((x[at] - mean) * inv_std);
     }, sum_dy_xhat);
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
       dgamma[c] = float(sum_dy_xhat);
@@ -92,7 +93,7 @@ void KokkosBackend::batchnorm_backward(
     const float g = gamma[c];
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, M), [&](int j) {
       const size_t at = channel_at(j, c, C, HW);
-      dx[at] = batchnorm_input_grad(batchnorm_act_grad(act, dy, y, at), (x[at] - mean) * inv_std,
+      dx[at] = batchnorm_input_grad(activation_grad(act, dy, y, at), (x[at] - mean) * inv_std,
                                     mean_dy, mean_dy_xhat, g, inv_std);
     });
   });

@@ -603,7 +603,7 @@ void KokkosBackend::conv2d_fused_forward(const Conv2dShape& s, const ConvEpilogu
                                          const ConvKept& kept, float* scratch, float* y) {
   PCNN_KK_REGION(conv2d_fused_forward);
   const bool pooled = epi.pool != PoolKind::None;
-  float* pre = !pooled ? y : keeps_act_out(epi) ? kept.act_out : scratch;
+  float* pre = pre_pool_output(epi, kept, scratch, y);
   conv_forward_impl(s, x, w, b, epi.act, pre);
   if (pooled) kk::pool2d_forward(epi.pool, pooled_shape(s, epi), pre, y, kept.argmax);
 }

@@ -154,8 +154,7 @@ void max_pool_backward_argmax_tiling(const Pool2dShape& s, Activation act, const
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P), [&](int p) {
           Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, Q), [&](int q) {
             const size_t i = o + p * Q + q;
-            const float g =
-                act == Activation::None ? dy[i] : dy[i] * activation_derivative(act, y[i]);
+            const float g = activation_grad(act, dy, y, i);
             const int base = p * n * W + q * n, best = argmax[i];
             for (int r = 0; r < n; ++r)
               for (int t = 0; t < n; ++t) dxi[base + r * W + t] = r * n + t == best ? g : 0.f;

@@ -91,13 +91,13 @@ void OpenMPBackend::batchnorm_backward(
     const double sum_dy = channel_sum(N, C, HW, c, [&](size_t at) {
       if (act == Activation::None) return double(omp::sum_span(dy + at, size_t(HW)));
       float s = 0.f;
-      for (int i = 0; i < HW; ++i) s += batchnorm_act_grad(act, dy, y, at + i);
+      for (int i = 0; i < HW; ++i) s += activation_grad(act, dy, y, at + i);
       return double(s);
     });
     const double sum_dy_xhat = channel_sum(N, C, HW, c, [&](size_t at) {
       float s = 0.f;
       for (int i = 0; i < HW; ++i)
-        s += batchnorm_act_grad(act, dy, y, at + i) * ((x[at + i] - mean) * inv_std);
+        s += activation_grad(act, dy, y, at + i) * ((x[at + i] - mean) * inv_std);
       return double(s);
     });
     dgamma[c] = float(sum_dy_xhat);
@@ -108,9 +108,9 @@ void OpenMPBackend::batchnorm_backward(
     for (int n = 0; n < N; ++n) {
       const size_t at = (size_t(n) * C + c) * HW;
       for (int i = 0; i < HW; ++i)
-        dx[at + i] = batchnorm_input_grad(batchnorm_act_grad(act, dy, y, at + i),
-                                          (x[at + i] - mean) * inv_std, mean_dy, mean_dy_xhat, g,
-                                          inv_std);
+        dx[at + i] =
+            batchnorm_input_grad(activation_grad(act, dy, y, at + i), (x[at + i] - mean) * inv_std,
+                                 mean_dy, mean_dy_xhat, g, inv_std);
     }
   });
 }

@@ -140,7 +140,7 @@ void OpenMPBackend::conv2d_fused_forward(const Conv2dShape& s, const ConvEpilogu
   const Pool2dShape ps = pooled_shape(s, epi);
   const bool pooled = epi.pool != PoolKind::None;
   const size_t per_map = pooled ? size_t(ps.P()) * ps.Q() : PQ;
-  float* pre = !pooled ? y : keeps_act_out(epi) ? kept.act_out : transient;
+  float* pre = pre_pool_output(epi, kept, transient, y);
   conv_tables_.build(s);
   for_each_image(s.N, threads_, [&](int n, int tid) {
     float* an = pre + size_t(n) * out;

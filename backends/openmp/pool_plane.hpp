@@ -60,7 +60,7 @@ inline void max_pool_backward_argmax_plane(const Pool2dShape& s, Activation act,
       float* d1 = d0 + s.W;
       for (int q = 0; q < Q; ++q) {
         const size_t o = size_t(p) * Q + q;
-        const float g = act == Activation::None ? dy[o] : dy[o] * activation_derivative(act, y[o]);
+        const float g = activation_grad(act, dy, y, o);
         const int best = argmax[o];
         d0[2 * q] = best == 0 ? g : 0.f;
         d0[2 * q + 1] = best == 1 ? g : 0.f;

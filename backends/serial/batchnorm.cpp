@@ -66,7 +66,7 @@ void SerialBackend::batchnorm_backward(
     const float mean = save_mean[c], inv_std = save_inv_std[c];
     double sum_dy = 0, sum_dy_xhat = 0;
     for_channel(N, C, HW, c, [&](size_t i) {
-      const float g = batchnorm_act_grad(act, dy, y, i);
+      const float g = activation_grad(act, dy, y, i);
       sum_dy += g;
       sum_dy_xhat += double(g) * ((x[i] - mean) * inv_std);
     });
@@ -75,8 +75,8 @@ void SerialBackend::batchnorm_backward(
     if (!dx) continue;
     const float mean_dy = float(sum_dy / double(M)), mean_dy_xhat = float(sum_dy_xhat / double(M));
     for_channel(N, C, HW, c, [&](size_t i) {
-      dx[i] = batchnorm_input_grad(batchnorm_act_grad(act, dy, y, i), (x[i] - mean) * inv_std,
-                                   mean_dy, mean_dy_xhat, gamma[c], inv_std);
+      dx[i] = batchnorm_input_grad(activation_grad(act, dy, y, i), (x[i] - mean) * inv_std, mean_dy,
+                                   mean_dy_xhat, gamma[c], inv_std);
     });
   }
 }
