@@ -212,23 +212,19 @@ struct Layer {
   ConvEpilogue epi;
 };
 
-// The convolutions of LeNet-5 and Simard-2003 at batch N, with the epilogues their layers fuse.
+// The convolutions of LeNet-5 and Simard-2003 at batch N, with the epilogues their layers fuse,
+// and two wider second layers: examples/models/wide.json's (16 -> 32 channels) and its 3x3
+// variant with pad 1 (the time-to-accuracy candidate).
 std::vector<Layer> model_conv_layers(int N) {
+  const ConvEpilogue relu_max = epilogue(Activation::ReLU, PoolKind::Max);
+  const ConvEpilogue tanh = epilogue(Activation::Tanh, PoolKind::None);
   return {
-      {"lenet5 conv1", conv_shape(N, 1, 28, 28, 6, 5, 5, 1, 2),
-       epilogue(Activation::ReLU, PoolKind::Max)},
-      {"lenet5 conv2", conv_shape(N, 6, 14, 14, 16, 5, 5, 1, 0),
-       epilogue(Activation::ReLU, PoolKind::Max)},
-      {"simard conv1", conv_shape(N, 1, 29, 29, 5, 5, 5, 2, 0),
-       epilogue(Activation::Tanh, PoolKind::None)},
-      {"simard conv2", conv_shape(N, 5, 13, 13, 50, 5, 5, 2, 0),
-       epilogue(Activation::Tanh, PoolKind::None)},
-      // a wider second layer, as in examples/models/wide.json (16 -> 32 channels)
-      {"wide conv2", conv_shape(N, 16, 14, 14, 32, 5, 5, 1, 0),
-       epilogue(Activation::ReLU, PoolKind::Max)},
-      // the 3x3 variant of it (the time-to-accuracy candidate: 16 -> 32 channels, pad 1)
-      {"c3p conv2", conv_shape(N, 16, 14, 14, 32, 3, 3, 1, 1),
-       epilogue(Activation::ReLU, PoolKind::Max)},
+      {"lenet5 conv1", conv_shape(N, 1, 28, 28, 6, 5, 5, 1, 2), relu_max},
+      {"lenet5 conv2", conv_shape(N, 6, 14, 14, 16, 5, 5, 1, 0), relu_max},
+      {"simard conv1", conv_shape(N, 1, 29, 29, 5, 5, 5, 2, 0), tanh},
+      {"simard conv2", conv_shape(N, 5, 13, 13, 50, 5, 5, 2, 0), tanh},
+      {"wide conv2", conv_shape(N, 16, 14, 14, 32, 5, 5, 1, 0), relu_max},
+      {"c3p conv2", conv_shape(N, 16, 14, 14, 32, 3, 3, 1, 1), relu_max},
   };
 }
 
