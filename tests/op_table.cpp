@@ -1313,6 +1313,12 @@ void add_fused_conv(std::vector<OpCase>& t, int B) {
     shapes.push_back({"16->" + std::to_string(filters) + " channels",
                       conv_shape(3, 16, 14, 14, filters, 5, 5, 1, 0),
                       epilogue(Activation::ReLU, PoolKind::Max)});
+  // The data-gradient strips' zero halo is (R-1-pad) wide: none at pad 2 of a 3x3, 3 at pad 1 of
+  // a 5x5 (cuda's Tiled and Split kernels).
+  shapes.push_back({"3x3 pad 2", conv_shape(2, 3, 7, 8, 5, 3, 3, 1, 2),
+                    epilogue(Activation::ReLU, PoolKind::Max)});
+  shapes.push_back({"5x5 pad 1", conv_shape(2, 4, 9, 11, 6, 5, 5, 1, 1),
+                    epilogue(Activation::ELU, PoolKind::None)});
   shapes.push_back({"16->24 channels stride 2", conv_shape(2, 16, 11, 11, 24, 3, 3, 2, 1),
                     epilogue(Activation::Tanh, PoolKind::None)});
   shapes.push_back({"16->32 channels overlapping pool", conv_shape(2, 16, 12, 12, 32, 3, 3, 1, 1),

@@ -29,15 +29,21 @@ struct ConvForwardPlan {
 //        and a tile of filters (the last block of each tile sums the chunks in a fixed order),
 //        the others compute dx for one image and a tile of channels. d(pre-activation) is
 //        computed on the fly from dy and the kept indices by every block that needs it.
+// Split: the same blocks in two launches, the weight-gradient blocks and then the data-gradient
+//        blocks in a kernel of their own, sized for several blocks a multiprocessor (in one
+//        launch every block gets the registers and shared memory of the larger kind, one a
+//        multiprocessor). Without dx (or without dw) it is Tiled.
 // Gemm: d(pre-activation) materialised, then [dw | db] and dx as implicit GEMMs on the dense tile
 //       engine (any shape; what Auto runs when Tiled does not fit, e.g. 16 -> 32 channels 5x5,
 //       whose shared-memory tiles Tiled cannot hold).
-enum class ConvBwdVariant { Auto, Direct, Tiled, Gemm };
+enum class ConvBwdVariant { Auto, Direct, Tiled, Split, Gemm };
 struct ConvBackwardPlan {
   ConvBwdVariant variant = ConvBwdVariant::Auto;
   int dw_k_tile = 0;  // filters per weight-gradient block (1, 2, 4, 6, 8 or 16)
   int dw_chunks = 0;  // image chunks of the weight-gradient reduction
   int dx_c_tiles = 0; // channel tiles per image of the data gradient
+  int dx_threads = 0;         // threads of a data-gradient block (Split only; at most 256)
+  bool generic_taps = false;  // the kernels compiled for any filter size, not those for 3x3 / 5x5
 };
 
 // x (N,C,H,W), w (K,C,R,S), b (K) or nullptr -> y = pool(act(conv + b)) (or act(conv + b) when

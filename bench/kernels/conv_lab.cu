@@ -39,6 +39,14 @@ std::vector<std::pair<std::string, cuda::ConvBackwardPlan>> backward_plans(bool 
   v.push_back({"direct", {cuda::ConvBwdVariant::Direct, 0, 0, 0}});
   v.push_back({"tiled auto", {cuda::ConvBwdVariant::Tiled, 0, 0, 0}});
   v.push_back({"gemm", {cuda::ConvBwdVariant::Gemm, 0, 0, 0}});
+  v.push_back({"split auto", {cuda::ConvBwdVariant::Split, 0, 0, 0}});
+  v.push_back({"tiled generic", {cuda::ConvBwdVariant::Tiled, 0, 0, 0, 0, true}});
+  v.push_back({"split generic", {cuda::ConvBwdVariant::Split, 0, 0, 0, 0, true}});
+  for (int ct : {1, 2, 4})
+    for (int th : {64, 128, 256})
+      if (all ? ct != 4 : true)
+        v.push_back({"split tiles" + std::to_string(ct) + " th" + std::to_string(th),
+                     {cuda::ConvBwdVariant::Split, 0, 0, ct, th}});
   for (int kt : {1, 2, 4, 6, 8, 16}) {
     v.push_back({"tiled kt" + std::to_string(kt), {cuda::ConvBwdVariant::Tiled, kt, 0, 0}});
     if (!all && kt != 6 && kt != 16)

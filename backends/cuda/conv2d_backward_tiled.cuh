@@ -1,0 +1,117 @@
+// The Tiled and Split variants of the cuda convolution backward, the shared part: block
+// layouts, the launch arguments and plan, and the launchers, whose kernels are compiled in
+// several files side by side (conv2d_backward_tiled_kt*.cu, one per group of filter tiles,
+// and conv2d_backward_tiled_dx.cu): in one file they took the compiler seven minutes.
+// The planning and the variant choice are in conv2d_backward.cu.
+#pragma once
+
+#include <cstdint>
+
+#include "backends/cuda/conv2d_common.cuh"
+#include "backends/cuda/cuda_context.hpp"
+#include "core/shapes.hpp"
+
+namespace pcnn::cuda::tiled {
+
+// The default per-block limit (no opt-in needed) less room for the kernels' static shared memory.
+constexpr int kMaxSmemFloats = (48 * 1024 - 256) / 4;
+// What a data-gradient block may opt in to when its d(act_out) staging alone outgrows the
+// default (32 filters of 10x10 outputs with the strip path's halo: 58 KB): two such blocks still
+// fit an SM of Hopper or Ampere (228 / 164 KB), and the fused kernel runs one a SM anyway.
+constexpr int kMaxOptInSmemFloats = (99 * 1024 - 256) / 4;
+constexpr int kDxStrip = 7;  // dx outputs along w per thread (strip path): 14-wide rows = 2 strips
+// 512 threads, 1 block/SM minimum: ptxas (CUDA 13) then allows 128 registers, and the
+// register tiles of these kernels do not spill (it did with a bare 1024 or 512 bound).
+constexpr int kMaxThreads = 512;
+constexpr int kDwKTiles[] = {1, 2, 4, 6, 8, 16};  // instantiated filter tiles of the dw blocks
+// The split data-gradient kernel: at most 256 threads and at least 4 blocks a multiprocessor
+// (ptxas then allows 64 registers; its strips need about 40).
+constexpr int kDxThreads = 256;
+constexpr int kDxMinBlocks = 4;
+// Most chunk sums one last block may have to add up, per 256 images of the batch (at least this
+// many): the tail may grow with the work each chunk does. A fixed 32768 held the filter tiles of
+// LeNet-5's and Simard 2003's conv2 at batch 1024 to 6 and 8; four times that gave 8 and 16 and
+// steps 6 and 13 % faster, but at batch 64 single-image chunks, 6 % slower (H200, same-run bench).
+constexpr int kMaxTailFloats = 32768;
+
+// Square 3x3 and 5x5 filters at unit stride are compile-time constants of the kernels (RS): a
+// weight-gradient thread then owns a whole filter row of taps and a data-gradient thread a strip
+// of outputs (H200, the kernel lab: 1.6x faster for 3x3 16 -> 32, 1.9x for LeNet-5's conv2,
+// than the kernels for any size). Not at stride 2, where they were 5 % slower (Simard 2003's
+// conv2), nor past a padding of R - 1, where the strips' halo would be negative.
+__host__ __device__ inline int row_taps(const Conv2dShape& s) {
+  if (s.R != s.S || s.stride != 1 || s.pad >= s.R) return 1;
+  return s.S == 3 || s.S == 5 ? s.S : 1;
+}
+
+// Weight-gradient block: a group of staged images and their d(act_out). A thread item is one
+// filter row (c, r) with all its TS taps (TS = S when the filter size is a compile-time
+// constant: one x read then feeds KT*TS multiply-adds, sliding along q), or one tap (TS = 1).
+struct DwLayout {
+  int Hp, Wp, x_img, d_img, group, items, parts, red_floats, total;
+  __host__ __device__ DwLayout(const Conv2dShape& s, int kt, int ts, int threads, int imgs) {
+    Hp = s.H + 2 * s.pad;
+    Wp = s.W + 2 * s.pad;
+    x_img = s.C * Hp * Wp;
+    d_img = kt * s.P() * s.Q();
+    // As many images as fit are staged in one go: one memory latency per group, not per image.
+    group = kMaxSmemFloats / (x_img + d_img);
+    group = group > imgs ? imgs : (group < 1 ? 1 : group);
+    items = s.C * s.R * (s.S / ts) + 1;  // filter rows (or taps), plus the bias
+    parts = threads / items;
+    red_floats = parts * items * kt * ts;
+    const int staged = group * (x_img + d_img);
+    total = staged > red_floats ? staged : red_floats;
+  }
+};
+
+// Data-gradient block: d(act_out) of all K filters, then the filters of the channel tile. The
+// strip path (unit stride, a filter size the kernel is compiled for: row_taps) reads d(act_out)
+// through a zero halo of (R-1-pad, S-1-pad), the outputs a dx row reaches beyond the plane, plus a
+// few columns of slack, so it needs no bounds checks; the general path checks bounds itself and
+// stages d(act_out) without a halo (stride 2 layers would otherwise waste most of the space).
+struct DxLayout {
+  int hr, hs, Ph, Qh, d_floats, w_floats, total;
+  __host__ __device__ DxLayout(const Conv2dShape& s, int ct, bool strip) {
+    hr = strip ? s.R - 1 - s.pad : 0;
+    hs = strip ? s.S - 1 - s.pad : 0;
+    Ph = s.P() + 2 * hr;
+    Qh = s.Q() + 2 * hs + (strip ? kDxStrip : 0);  // slack: a strip's last segment stays in its row
+    d_floats = s.K * Ph * Qh;
+    w_floats = s.K * ct * s.R * s.S;
+    total = d_floats + w_floats;
+  }
+};
+
+struct FusedArgs {
+  Conv2dShape s;
+  DactSource d;
+  const float* x;
+  const float* w;
+  float* dx;
+  float* dw;
+  float* db;
+  float* partial;     // (ktiles, chunks, items, kt) chunk sums
+  unsigned* counter;  // (ktiles), zero on entry and on exit
+  int dw_blocks, chunks, imgs_per_chunk, ktiles;
+  int ct, ctiles;
+};
+
+struct FusedPlan {
+  bool ok = false;
+  bool split = false;  // dw and dx blocks in two launches
+  int kt = 1, ktiles = 0, chunks = 0, imgs = 0, dw_blocks = 0, threads = 256;
+  int ct = 1, ctiles = 0, dx_blocks = 0, smem_floats = 0;
+  int dx_threads = 0, dx_smem_floats = 0;  // the split data-gradient launch
+  int rs = 1;  // the filter size the kernels are compiled for (row_taps), or 1: any size
+};
+
+// The fused kernel for filter tile KT (dw and dx blocks in one launch; with f.split the dw
+// blocks alone, then launch_dx). Instantiated for every kDwKTiles entry.
+template <int KT>
+void launch_fused_kt(CudaContext& ctx, const FusedPlan& f, const FusedArgs& a);
+
+// The Split variant's data-gradient kernel.
+void launch_dx(CudaContext& ctx, const FusedPlan& f, const FusedArgs& a);
+
+}  // namespace pcnn::cuda::tiled
