@@ -1301,28 +1301,27 @@ void add_fused_conv(std::vector<OpCase>& t, int B) {
   shapes.push_back({"non-square", convs[4].s, epilogue(Activation::Sigmoid, PoolKind::Avg)});
   shapes.push_back({"stride3 ragged", convs[8].s, epilogue(Activation::ReLU, PoolKind::Max, 3, 2)});
   shapes.push_back({"1x1 pool only", convs[5].s, epilogue(Activation::None, PoolKind::Max)});
-  shapes.push_back({"lenet5 conv2 N7", conv_shape(7, 6, 14, 14, 16, 5, 5, 1, 0),
-                    epilogue(Activation::Tanh, PoolKind::Avg)});
-  shapes.push_back({"odd P ragged", conv_shape(3, 2, 9, 9, 5, 3, 3, 1, 0),
-                    epilogue(Activation::ReLU, PoolKind::Max)});
-  shapes.push_back({"wide", conv_shape(2, 3, 40, 40, 20, 5, 5, 1, 2),
-                    epilogue(Activation::ReLU, PoolKind::Max)});
+  // clang-format off
+  shapes.insert(shapes.end(), {
+      {"lenet5 conv2 N7", conv_shape(7, 6, 14, 14, 16, 5, 5, 1, 0), epilogue(Activation::Tanh, PoolKind::Avg)},
+      {"odd P ragged", conv_shape(3, 2, 9, 9, 5, 3, 3, 1, 0), epilogue(Activation::ReLU, PoolKind::Max)},
+      {"wide", conv_shape(2, 3, 40, 40, 20, 5, 5, 1, 2), epilogue(Activation::ReLU, PoolKind::Max)},
+      // The data-gradient strips' zero halo is (R-1-pad) wide: none at pad 2 of a 3x3, 3 at pad 1
+      // of a 5x5 (cuda's Tiled and Split kernels).
+      {"3x3 pad 2", conv_shape(2, 3, 7, 8, 5, 3, 3, 1, 2), epilogue(Activation::ReLU, PoolKind::Max)},
+      {"5x5 pad 1", conv_shape(2, 4, 9, 11, 6, 5, 5, 1, 1), epilogue(Activation::ELU, PoolKind::None)},
+      {"16->24 channels stride 2", conv_shape(2, 16, 11, 11, 24, 3, 3, 2, 1),
+       epilogue(Activation::Tanh, PoolKind::None)},
+      {"16->32 channels overlapping pool", conv_shape(2, 16, 12, 12, 32, 3, 3, 1, 1),
+       epilogue(Activation::ReLU, PoolKind::Max, 3, 2)},
+  });
+  // clang-format on
   // Channel counts past the default shared memory of the cuda backend's Tiled kernels: 32
   // filters (its data-gradient blocks opt in to more), 64 (its GEMM path).
   for (int filters : {32, 64})
     shapes.push_back({"16->" + std::to_string(filters) + " channels",
                       conv_shape(3, 16, 14, 14, filters, 5, 5, 1, 0),
                       epilogue(Activation::ReLU, PoolKind::Max)});
-  // The data-gradient strips' zero halo is (R-1-pad) wide: none at pad 2 of a 3x3, 3 at pad 1 of
-  // a 5x5 (cuda's Tiled and Split kernels).
-  shapes.push_back({"3x3 pad 2", conv_shape(2, 3, 7, 8, 5, 3, 3, 1, 2),
-                    epilogue(Activation::ReLU, PoolKind::Max)});
-  shapes.push_back({"5x5 pad 1", conv_shape(2, 4, 9, 11, 6, 5, 5, 1, 1),
-                    epilogue(Activation::ELU, PoolKind::None)});
-  shapes.push_back({"16->24 channels stride 2", conv_shape(2, 16, 11, 11, 24, 3, 3, 2, 1),
-                    epilogue(Activation::Tanh, PoolKind::None)});
-  shapes.push_back({"16->32 channels overlapping pool", conv_shape(2, 16, 12, 12, 32, 3, 3, 1, 1),
-                    epilogue(Activation::ReLU, PoolKind::Max, 3, 2)});
   // Planes far past what a block holds in shared memory, as large inputs have (the first two
   // layers of examples/models/large512.json on smaller images).
   shapes.push_back({"large plane 7x7 stride 2", conv_shape(1, 1, 160, 160, 16, 7, 7, 2, 3),
