@@ -44,7 +44,7 @@ std::vector<std::pair<std::string, cuda::ConvBackwardPlan>> backward_plans(bool 
   v.push_back({"split generic", {cuda::ConvBwdVariant::Split, 0, 0, 0, 0, true}});
   for (int ct : {1, 2, 4})
     for (int th : {64, 128, 256})
-      if (all ? ct != 4 : true)
+      if (!all || ct != 4)
         v.push_back({"split tiles" + std::to_string(ct) + " th" + std::to_string(th),
                      {cuda::ConvBwdVariant::Split, 0, 0, ct, th}});
   for (int kt : {1, 2, 4, 6, 8, 16}) {
