@@ -35,7 +35,7 @@ Dataset random_dataset(int count, int h, int w) {
 double images_per_s(Backend& be, const std::string& model, int batch, bool graphs,
                     const std::string& opt, int steps, int rounds) {
   const Dataset data = random_dataset(std::max(8192, batch * 8), 28, 28);
-  Model m(be, builtin_model(model), batch, 42);
+  Model m(be, load_model_spec(model), batch, 42);  // a built-in name or a JSON file
   TrainConfig cfg;
   cfg.batch = batch;
   cfg.graphs = graphs;
