@@ -63,8 +63,12 @@ Dataset unlabelled(const uint8_t* images, int count, int channels, int height, i
 
 std::string recipe(const TrainOptions& o) {
   std::ostringstream s;
-  s << "pcnn::api::Network::train: " << o.optimizer << " lr " << o.learning_rate << " decay "
-    << o.lr_decay << ", batch " << o.batch << ", seed " << o.seed;
+  s << "pcnn::api::Network::train: " << o.optimizer << " lr " << o.learning_rate;
+  if (o.cosine_schedule)
+    s << " cosine schedule";
+  else
+    s << " decay " << o.lr_decay;
+  s << ", batch " << o.batch << ", seed " << o.seed;
   return s.str();
 }
 
@@ -125,6 +129,7 @@ std::vector<EpochStats> Network::train(const Dataset& train, const Dataset* test
   cfg.optimizer.lr = o.learning_rate;
   cfg.optimizer.momentum = o.momentum;
   cfg.lr_decay = o.lr_decay;
+  cfg.lr_schedule = o.cosine_schedule ? LrSchedule::Cosine : LrSchedule::Exp;
   cfg.augment = o.augment;
   Trainer trainer(*s_->backend, *s_->model, train, s_->norm, cfg);
   if (on_progress && (o.progress_every_s > 0 || o.progress_every_steps > 0))
@@ -143,10 +148,12 @@ std::vector<EpochStats> Network::train(const Dataset& train, const Dataset* test
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
   std::vector<EpochStats> epochs;
+  std::unique_ptr<Evaluator> test_eval;  // the test set uploaded once, not every epoch
+  if (test) test_eval = std::make_unique<Evaluator>(*s_->backend, *s_->model, *test, s_->norm);
   for (int e = 0; e < o.epochs; ++e) {
     EpochStats st = trainer.train_epoch(e);
     if (test) {
-      const EvalResult r = pcnn::evaluate(*s_->backend, *s_->model, *test, s_->norm);
+      const EvalResult r = test_eval->run(*s_->model);
       st.test_accuracy = r.accuracy;
       st.test_loss = r.loss;
     }

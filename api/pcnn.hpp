@@ -60,6 +60,7 @@ struct TrainOptions {
   float learning_rate = 2e-3f;
   float momentum = 0.9f;           // sgd only
   float lr_decay = 0.75f;          // the learning rate is multiplied by this after every epoch
+  bool cosine_schedule = false;    // instead: half a cosine from learning_rate toward 0 over epochs
   double progress_every_s = 1.0;   // how often on_progress is called (0: never by time)
   int progress_every_steps = 0;    // ... and every this many steps (0: never by count)
   AugmentConfig augment;           // on the device, training batches only (none by default)

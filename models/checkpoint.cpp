@@ -49,12 +49,23 @@ AugmentConfig augment_from_json(const json& j) {
 }
 
 json run_json(const RunSettings& r) {
-  json j = {{"spec", to_json(r.spec)}, {"optimizer", r.optimizer}, {"lr", r.lr},
-            {"momentum", r.momentum}, {"weight_decay", r.weight_decay}, {"lr_decay", r.lr_decay},
-            {"batch", r.batch}, {"epochs", r.epochs}, {"limit", r.limit},
-            {"replicas", r.replicas}, {"seed", r.seed}, {"mean", r.norm.mean},
-            {"inv_std", r.norm.inv_std}, {"channel_mean", r.norm.channel_mean},
-            {"channel_inv_std", r.norm.channel_inv_std}, {"val_split", r.val_split},
+  json j = {{"spec", to_json(r.spec)},
+            {"optimizer", r.optimizer},
+            {"lr", r.lr},
+            {"momentum", r.momentum},
+            {"weight_decay", r.weight_decay},
+            {"lr_decay", r.lr_decay},
+            {"lr_schedule", r.lr_schedule},
+            {"batch", r.batch},
+            {"epochs", r.epochs},
+            {"limit", r.limit},
+            {"replicas", r.replicas},
+            {"seed", r.seed},
+            {"mean", r.norm.mean},
+            {"inv_std", r.norm.inv_std},
+            {"channel_mean", r.norm.channel_mean},
+            {"channel_inv_std", r.norm.channel_inv_std},
+            {"val_split", r.val_split},
             {"data_format", r.data_format}};
   if (r.augment.any()) j["augment"] = augment_json(r.augment);
   return j;
@@ -68,6 +79,8 @@ RunSettings run_from_json(const json& j) {
   r.momentum = j.at("momentum").get<float>();
   r.weight_decay = j.at("weight_decay").get<float>();
   r.lr_decay = j.at("lr_decay").get<float>();
+  // Added with the cosine schedule: older checkpoints decayed by lr_decay.
+  r.lr_schedule = j.value("lr_schedule", std::string("exp"));
   r.batch = j.at("batch").get<int>();
   r.epochs = j.at("epochs").get<int>();
   r.limit = j.at("limit").get<int>();
@@ -165,6 +178,8 @@ void check_finite(const std::vector<float>& v, const std::string& name) {
 void check_consistent(const Checkpoint& c, size_t tensors) {
   const RunSettings& r = c.run;
   PCNN_CHECK(r.optimizer == "sgd" || r.optimizer == "adam", "unknown optimizer " << quoted(r.optimizer));
+  PCNN_CHECK(r.lr_schedule == "exp" || r.lr_schedule == "cosine",
+             "unknown learning-rate schedule " << quoted(r.lr_schedule));
   PCNN_CHECK(r.lr > 0 && r.lr_decay > 0 && r.momentum >= 0 && r.momentum < 1 && r.weight_decay >= 0,
              "optimizer settings out of range");
   PCNN_CHECK(r.batch >= 1 && r.epochs >= 1 && r.limit >= 0 && r.replicas >= 1 && r.batch % r.replicas == 0,

@@ -24,6 +24,7 @@ struct RunSettings {
   ModelSpec spec;              // unfused
   std::string optimizer = "adam";
   float lr = 0, momentum = 0, weight_decay = 0, lr_decay = 1;
+  std::string lr_schedule = "exp";  // --lr-schedule: exp | cosine
   int batch = 0, epochs = 0;
   int limit = 0;               // first N training and test images; 0 = all
   int replicas = 1;            // --gpus: each replica keeps its own metric sums

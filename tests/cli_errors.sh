@@ -35,6 +35,8 @@ expect_error 2 "unknown backend 'nope'" train --backend nope --epochs 1
 expect_error 2 "did you mean 'openmp'?" train --backend opnemp
 expect_error 2 "unknown model 'resnet'" train --model resnet --epochs 1
 expect_error 2 "unknown optimizer 'rmsprop'" train --optimizer rmsprop --epochs 1
+expect_error 2 "unknown learning-rate schedule 'step'" train --lr-schedule step --epochs 1
+expect_error 2 "--lr-decay: applies to --lr-schedule exp only" train --lr-schedule cosine --lr-decay 0.5
 expect_error 2 "--backend: takes one backend" train --backends serial,openmp
 expect_error 2 "--load is required" eval
 expect_error 2 "unknown command 'trian' (did you mean 'train'?)" help trian

@@ -40,6 +40,7 @@ Checkpoint full_checkpoint(const std::string& optimizer) {
   r.momentum = 0.85f;
   r.weight_decay = 3e-5f;
   r.lr_decay = 0.7f;
+  r.lr_schedule = "cosine";
   r.batch = 6;
   r.epochs = 5;
   r.limit = 600;
@@ -99,8 +100,8 @@ void check_same(const Checkpoint& a, const Checkpoint& b) {
   CHECK(to_json(a.run.spec) == to_json(b.run.spec));
   using R = RunSettings;
   check_same_fields("run", a.run, b.run, &R::optimizer, &R::lr, &R::momentum, &R::weight_decay,
-                    &R::lr_decay, &R::batch, &R::epochs, &R::limit, &R::replicas, &R::seed,
-                    &R::augment);
+                    &R::lr_decay, &R::lr_schedule, &R::batch, &R::epochs, &R::limit, &R::replicas,
+                    &R::seed, &R::augment);
   check_same_fields("norm", a.run.norm, b.run.norm, &Normalization::mean, &Normalization::inv_std);
   check_same_fields("checkpoint", a, b, &Checkpoint::data, &Checkpoint::steps_per_epoch,
                     &Checkpoint::elapsed_s, &Checkpoint::checkpoint_every, &Checkpoint::backend,

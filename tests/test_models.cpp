@@ -7,8 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/registry.hpp"
-#include "models/model_spec.hpp"
+#include "core/check.hpp"
 #include "models/model.hpp"
+#include "models/model_spec.hpp"
 #include "tests/harness.hpp"
 #include "tests/synthetic.hpp"
 #include "train/trainer.hpp"
@@ -105,6 +106,54 @@ TEST_CASE("a short training run reduces the loss and learns") {
   CHECK(after.loss < 0.5 * before);
   CHECK(after.accuracy > 0.8);
   CHECK(last.images_per_s > 0);
+}
+
+TEST_CASE("an evaluator kept across epochs counts what a fresh evaluation counts") {
+  Backend& be = backend();
+  const Dataset train = synthetic_dataset(128, 28, 28, 14),
+                test = synthetic_dataset(70, 28, 28, 15);
+  const Normalization norm{0.2f, 3.f};
+  Model m(be, builtin_model("lenet5"), 32, 4);  // 70 test images: two full batches and a part
+  TrainConfig cfg;
+  cfg.batch = 32;
+  cfg.optimizer.lr = 0.02f;
+  Trainer t(be, m, train, norm, cfg);
+  Evaluator kept(be, m, test, norm);
+  for (int e = 0; e < 2; ++e) {
+    const EvalResult fresh = evaluate(be, m, test, norm), again = kept.run(m);
+    CHECK(again.count == 70);
+    CHECK(again.accuracy == fresh.accuracy);  // the same kernels on the same data: the same bits
+    CHECK(again.loss == fresh.loss);
+    t.train_epoch(e);  // the next round sees other weights
+  }
+  Model other(be, builtin_model("lenet5"), 16, 4);  // smaller batches than the evaluator's
+  CHECK_THROWS_WITH_AS(kept.run(other), doctest::Contains("does not take the batches"), Error);
+}
+
+TEST_CASE("learning-rate schedules: exp decays by a factor, cosine runs toward 0 over the epochs") {
+  Backend& be = backend();
+  const Dataset train = synthetic_dataset(64, 28, 28, 13);
+  Model m(be, builtin_model("lenet5"), 32, 4);
+  TrainConfig cfg;
+  cfg.batch = 32;
+  cfg.epochs = 4;
+  cfg.optimizer.lr = 0.01f;
+  cfg.lr_decay = 0.5f;
+  const Trainer exp_t(be, m, train, {0.2f, 3.f}, cfg);
+  CHECK(exp_t.learning_rate(0) == doctest::Approx(0.01));
+  CHECK(exp_t.learning_rate(1) == doctest::Approx(0.005));
+  CHECK(exp_t.learning_rate(3) == doctest::Approx(0.00125));
+  cfg.lr_schedule = LrSchedule::Cosine;  // lr_decay no longer used
+  Trainer cos_t(be, m, train, {0.2f, 3.f}, cfg);
+  // (1 + cos(pi e / 4)) / 2 for e = 0..3: 1, 0.8536, 0.5, 0.1464
+  const double want[] = {0.01, 0.0085355339, 0.005, 0.0014644661};
+  for (int e = 0; e < 4; ++e) CHECK(cos_t.learning_rate(e) == doctest::Approx(want[e]));
+  // The epoch trains with the schedule's rate, and reports it.
+  CHECK(cos_t.train_epoch(0).learning_rate == doctest::Approx(want[0]));
+  CHECK(cos_t.train_epoch(1).learning_rate == doctest::Approx(want[1]));
+  cfg.epochs = 0;
+  CHECK_THROWS_WITH_AS(Trainer(be, m, train, {0.2f, 3.f}, cfg),
+                       doctest::Contains("cosine learning-rate schedule needs"), Error);
 }
 
 }  // TEST_SUITE

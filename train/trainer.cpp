@@ -47,6 +47,9 @@ Trainer::Trainer(const std::vector<Backend*>& backends, const std::vector<Model*
   PCNN_CHECK(train.count >= cfg.batch, "the training set has " << train.count
                                                                << " images, fewer than one batch");
   check_augment(cfg.augment);
+  PCNN_CHECK(
+      cfg.lr_schedule != LrSchedule::Cosine || cfg.epochs >= 1,
+      "a cosine learning-rate schedule needs the run's epochs (at least 1), got " << cfg.epochs);
   steps_per_epoch_ = train.count / cfg.batch;  // the last partial batch is dropped
   for (int r = 0; r < R; ++r)
     replicas_.push_back(std::make_unique<Replica>(*backends[r], *models[r], train, norm, cfg,
@@ -68,6 +71,10 @@ void Trainer::on_progress(ProgressCallback report, double every_s, int every_ste
 }
 
 float Trainer::learning_rate(int epoch) const {
+  if (cfg_.lr_schedule == LrSchedule::Cosine) {
+    const double pi = 3.14159265358979323846;
+    return float(cfg_.optimizer.lr * 0.5 * (1.0 + std::cos(pi * epoch / cfg_.epochs)));
+  }
   return cfg_.optimizer.lr * std::pow(cfg_.lr_decay, epoch);
 }
 

@@ -28,12 +28,19 @@ namespace pcnn {
 // read-back that shows it, skip trains on and counts it.
 enum class NanPolicy { Stop, Skip };
 
+// How the learning rate moves from epoch to epoch (Trainer::learning_rate). Exp: multiplied by
+// lr_decay after every epoch. Cosine: half a cosine from the optimizer's rate toward 0 over the
+// run's epochs, lr * (1 + cos(pi * epoch / epochs)) / 2 (PyTorch's CosineAnnealingLR stepped
+// once an epoch); lr_decay is not used.
+enum class LrSchedule { Exp, Cosine };
+
 struct TrainConfig {
   int epochs = 10;
   int batch = 64;          // global batch: split evenly across replicas
   uint32_t seed = 1;
   OptimizerConfig optimizer;
-  float lr_decay = 1.f;    // learning rate multiplied by this after every epoch
+  LrSchedule lr_schedule = LrSchedule::Exp;
+  float lr_decay = 1.f;    // Exp: learning rate multiplied by this after every epoch
   bool graphs = true;      // replay the step as a graph when the backend supports it
   NanPolicy on_nan = NanPolicy::Stop;
   AugmentConfig augment;   // applied on the device to each training batch (never to evaluation)
@@ -125,7 +132,7 @@ class Trainer {
   // Puts a state back, on every replica, before any step of this trainer; the next
   // train_epoch must be the epoch the state is in, and continues it after its last step.
   void restore(const TrainingState& s);
-  // The learning rate of an epoch (0-based): the configured one, decayed once per epoch.
+  // The learning rate of an epoch (0-based), as the schedule sets it (LrSchedule).
   float learning_rate(int epoch) const;
   // One training step of every replica (public for tests and the bench).
   void step();
@@ -167,5 +174,24 @@ void check_augment(const AugmentConfig& a);
 
 // Accuracy and mean loss of the model on a whole data set, in batches of up to model.max_batch().
 EvalResult evaluate(Backend& be, Model& model, const Dataset& data, const Normalization& norm);
+
+// The same, again and again on one data set (after every epoch): the set is uploaded and the
+// batch buffers allocated once, not at every call (on a GPU each call would otherwise copy the
+// whole set and free buffers, which waits for the device). Holds references to be and data.
+class Evaluator {
+ public:
+  Evaluator(Backend& be, const Model& model, const Dataset& data, const Normalization& norm);
+  ~Evaluator();
+  Evaluator(const Evaluator&) = delete;
+  Evaluator& operator=(const Evaluator&) = delete;
+  // model: the one given above or one of the same input shape and at least its batch.
+  EvalResult run(Model& model);
+
+ private:
+  struct Buffers;
+  Backend& be_;
+  const Dataset& data_;
+  std::unique_ptr<Buffers> b_;
+};
 
 }  // namespace pcnn

@@ -43,6 +43,7 @@ struct TrainOptions {
   // learning rate shrinking by a quarter each epoch, reaches 90.7% with LeNet-5 in 10 epochs.
   std::string optimizer = "adam";
   float lr = -1, momentum = 0.9f, weight_decay = 0.f, lr_decay = 0.75f;
+  std::string lr_schedule = "exp";
   bool no_graphs = false, quiet = false, timings = false, no_data_cache = false;
   std::string summary;  // --summary: the run summary (JSON) goes here
   int gpus = 1, progress_every = 0, log_every = 0;
@@ -103,6 +104,7 @@ TrainConfig train_config(const TrainOptions& o) {
   cfg.epochs = o.epochs;
   cfg.batch = o.batch;
   cfg.seed = o.seed;
+  cfg.lr_schedule = o.lr_schedule == "cosine" ? LrSchedule::Cosine : LrSchedule::Exp;
   cfg.lr_decay = o.lr_decay;
   cfg.graphs = !o.no_graphs;
   cfg.on_nan = o.on_nan == "skip" ? NanPolicy::Skip : NanPolicy::Stop;
@@ -168,6 +170,9 @@ EpochsResult train_epochs(const TrainOptions& o, Trainer& trainer, Backend& be, 
   };
   std::unique_ptr<TrainingLogFile> log;
   if (!o.log.empty()) log = std::make_unique<TrainingLogFile>(o.log, val != nullptr);
+  // Made at the first evaluation (its time counts as evaluation), then kept: the sets are
+  // uploaded once, not after every epoch.
+  std::unique_ptr<Evaluator> test_eval, val_eval;
   EpochsResult result;
   std::vector<LogRow>& rows = result.rows;
   const auto add_row = [&](const LogRow& row) {
@@ -229,12 +234,14 @@ EpochsResult train_epochs(const TrainOptions& o, Trainer& trainer, Backend& be, 
       break;
     }
     if (result.eval_s == 0) result.eval_start = eval_start;
-    const EvalResult r = evaluate(be, model, test, norm);
+    if (!test_eval) test_eval = std::make_unique<Evaluator>(be, model, test, norm);
+    const EvalResult r = test_eval->run(model);
     st.test_accuracy = r.accuracy;
     st.test_loss = r.loss;
     std::string validation;
     if (val) {
-      const EvalResult v = evaluate(be, model, *val, norm);
+      if (!val_eval) val_eval = std::make_unique<Evaluator>(be, model, *val, norm);
+      const EvalResult v = val_eval->run(model);
       st.val_accuracy = v.accuracy;
       st.val_loss = v.loss;
       validation = format("  val_loss %.4f  val_acc %.4f", v.loss, v.accuracy);
@@ -265,10 +272,13 @@ EpochsResult train_epochs(const TrainOptions& o, Trainer& trainer, Backend& be, 
 // The recipe a saved model records: the settings that define the run, on one line.
 std::string recipe_text(const RunSettings& r) {
   const std::string augment = r.augment.any() ? ", augment " + augment_text(r.augment) : "";
-  return format("%s, %s lr %g momentum %g weight decay %g lr decay %g, batch %d, seed %u, "
-                "%d epochs%s", r.spec.name.c_str(), r.optimizer.c_str(), double(r.lr),
-                double(r.momentum), double(r.weight_decay), double(r.lr_decay), r.batch,
-                r.seed, r.epochs, augment.c_str());
+  const std::string schedule = r.lr_schedule == "cosine"
+                                   ? std::string("cosine schedule")
+                                   : format("lr decay %g", double(r.lr_decay));
+  return format("%s, %s lr %g momentum %g weight decay %g %s, batch %d, seed %u, %d epochs%s",
+                r.spec.name.c_str(), r.optimizer.c_str(), double(r.lr), double(r.momentum),
+                double(r.weight_decay), schedule.c_str(), r.batch, r.seed, r.epochs,
+                augment.c_str());
 }
 
 // With --resume: the checkpoint's settings replace the options' (which may only repeat them);
@@ -283,6 +293,7 @@ void adopt_checkpoint(TrainOptions& o, const Checkpoint& c, const CLI::App& cmd)
   check.same("--momentum", o.momentum, r.momentum);
   check.same("--weight-decay", o.weight_decay, r.weight_decay);
   check.same("--lr-decay", o.lr_decay, r.lr_decay);
+  check.same("--lr-schedule", o.lr_schedule, r.lr_schedule);
   check.same("--batch-size", o.batch, r.batch);
   check.same("--epochs", o.epochs, r.epochs);
   check.same("--limit", o.limit, r.limit);
@@ -296,6 +307,7 @@ void adopt_checkpoint(TrainOptions& o, const Checkpoint& c, const CLI::App& cmd)
   o.momentum = r.momentum;
   o.weight_decay = r.weight_decay;
   o.lr_decay = r.lr_decay;
+  o.lr_schedule = r.lr_schedule;
   o.batch = r.batch;
   o.epochs = r.epochs;
   o.limit = r.limit;
@@ -320,6 +332,7 @@ RunSettings run_settings(const TrainOptions& o, const ModelSpec& spec, const Tra
   r.momentum = cfg.optimizer.momentum;
   r.weight_decay = cfg.optimizer.weight_decay;
   r.lr_decay = cfg.lr_decay;
+  r.lr_schedule = o.lr_schedule;
   r.batch = cfg.batch;
   r.epochs = cfg.epochs;
   r.limit = o.limit;
@@ -398,6 +411,44 @@ void write_run_summary(const std::string& path, const LogRow& last, double whole
   write_file_atomically(path, j.dump(2) + "\n");
 }
 
+// What training reads from the data, ready before the model is built: the sets as --limit and
+// --val-split leave them, checked against the model (and the checkpoint), and the input
+// statistics. Runs beside the backend's start-up (run_train).
+struct PreparedData {
+  DatasetPair data;
+  Provenance source;  // the whole folder, whatever --limit keeps
+  std::unique_ptr<Dataset> val;
+  Normalization norm;
+  SteadyTime loaded, done;  // the files read; the checks and statistics done
+};
+
+PreparedData prepare_data(const TrainOptions& o, const ModelSpec& spec, const Checkpoint* resumed,
+                          const std::string& cache_dir) {
+  PreparedData r;
+  r.data = load_data(o.data, 0, o.data_format, &spec, cache_dir);
+  r.loaded = std::chrono::steady_clock::now();
+  DatasetPair& data = r.data;
+  // The model file and the checkpoint describe the whole folder, whatever --limit keeps:
+  // `pcnn eval` compares it with the whole folder too.
+  r.source = data_provenance(data);
+  keep_first(data, o.limit);
+  // Held out of what --limit kept, by a shuffle keyed by --seed; the test set is untouched.
+  if (o.val_split > 0) {
+    try {
+      r.val = std::make_unique<Dataset>(split_validation(data.train, o.val_split, o.seed));
+    } catch (const Error& e) {
+      throw CLI::ValidationError("--val-split", e.what());
+    }
+  }
+  data.check_classes(spec.classes, spec.name);
+  data.check_labels(spec.classes);  // a label past the logits would index the loss out of bounds
+  check_batch_fits(data, o.batch);  // before any model is built for that batch
+  if (resumed) check_same_data(*resumed, r.source, data.source, o.resume);
+  r.norm = resumed ? resumed->run.norm : normalization_of(data.train);
+  r.done = std::chrono::steady_clock::now();
+  return r;
+}
+
 int run_train(const TrainOptions& given, const CLI::App& cmd) {
   using clock = std::chrono::steady_clock;
   RunTimings timings(process_start_time());
@@ -407,6 +458,10 @@ int run_train(const TrainOptions& given, const CLI::App& cmd) {
   TrainOptions o = given;
   if (o.checkpoint_every > 0 && o.checkpoint.empty() && o.resume.empty())
     throw CLI::ValidationError("--checkpoint-every", "needs --checkpoint FILE to write to");
+  if (o.lr_schedule == "cosine" && cmd.count("--lr-decay") > 0)
+    throw CLI::ValidationError("--lr-decay",
+                               "applies to --lr-schedule exp only (cosine runs "
+                               "from --lr toward 0 over --epochs)");
   Checkpoint ckpt;
   if (!o.resume.empty()) {
     ckpt = load_checkpoint(o.resume);
@@ -427,40 +482,26 @@ int run_train(const TrainOptions& given, const CLI::App& cmd) {
                                std::to_string(o.batch) + "), got " + std::to_string(o.limit));
   const bool resuming = !o.resume.empty();
   const ModelSpec spec = resuming ? ckpt.run.spec : load_spec(o.model);
-  // The data decode on other threads while this one starts the backend (a GPU context takes a
-  // few tenths of a second). The backend's error, if any, is still the one reported: the
-  // future's destructor waits for the loader and drops whatever it threw.
+  // The data are read, checked and measured on another thread while this one starts the
+  // backend (a GPU context takes a few tenths of a second, longer than all of that). The
+  // backend's error, if any, is still the one reported: the future's destructor waits for the
+  // loader and drops whatever it threw.
   auto t = clock::now();
   const std::string cache_dir = o.no_data_cache ? "" : default_idx_cache_dir();
-  std::future<DatasetPair> loading = std::async(std::launch::async, [&o, &spec, &cache_dir] {
-    return load_data(o.data, 0, o.data_format, &spec, cache_dir);
+  std::future<PreparedData> loading = std::async(std::launch::async, [&] {
+    return prepare_data(o, spec, resuming ? &ckpt : nullptr, cache_dir);
   });
   std::unique_ptr<Backend> first = open_backend(o.backend, o.threads);
   timings.add("backend creation (" + first->name() + ")", t, clock::now());
   check_gpus(o, *first);
-  DatasetPair data = loading.get();
-  add_data_timings(timings, data, t, clock::now());
+  PreparedData prepared = loading.get();
+  add_data_timings(timings, prepared.data, t, prepared.loaded);
+  timings.add("data checks and statistics", prepared.loaded, prepared.done);
+  DatasetPair& data = prepared.data;
+  const Provenance& source = prepared.source;
+  std::unique_ptr<Dataset>& val = prepared.val;
+  const Normalization norm = prepared.norm;
   t = clock::now();
-  // The model file and the checkpoint describe the whole folder, whatever --limit keeps:
-  // `pcnn eval` compares it with the whole folder too.
-  const Provenance source = data_provenance(data);
-  keep_first(data, o.limit);
-  // Held out of what --limit kept, by a shuffle keyed by --seed; the test set is untouched.
-  std::unique_ptr<Dataset> val;
-  if (o.val_split > 0) {
-    try {
-      val = std::make_unique<Dataset>(split_validation(data.train, o.val_split, o.seed));
-    } catch (const Error& e) {
-      throw CLI::ValidationError("--val-split", e.what());
-    }
-  }
-  data.check_classes(spec.classes, spec.name);
-  data.check_labels(spec.classes);  // a label past the logits would index the loss out of bounds
-  check_batch_fits(data, o.batch);  // before any model is built for that batch
-  if (resuming) check_same_data(ckpt, source, data.source, o.resume);
-  Normalization norm = ckpt.run.norm;
-  if (!resuming) norm = normalization_of(data.train);
-  timings.add("data checks and statistics", t, clock::now());
   t = clock::now();
   Replicas replicas = open_replicas(o, std::move(first), spec);
   Backend& be = *replicas.backends[0];
@@ -592,8 +633,14 @@ Command add_train_command(CLI::App& app) {
       ->check(real_number<float>({0, false, 1, true}))->capture_default_str();
   sub->add_option("--weight-decay", o->weight_decay, "L2 weight decay")
       ->check(real_number<float>(at_least(0)))->capture_default_str();
-  sub->add_option("--lr-decay", o->lr_decay, "learning rate factor per epoch")
-      ->check(real_number<float>(above(0)))->capture_default_str();
+  sub->add_option("--lr-decay", o->lr_decay, "learning rate factor per epoch (--lr-schedule exp)")
+      ->check(real_number<float>(above(0)))
+      ->capture_default_str();
+  sub->add_option("--lr-schedule", o->lr_schedule,
+                  "how the learning rate moves from epoch to epoch: exp (times --lr-decay after "
+                  "each) or cosine (half a cosine from --lr toward 0 over --epochs)")
+      ->check(one_of({"exp", "cosine"}, "learning-rate schedule"))
+      ->capture_default_str();
   sub->add_option("--seed", o->seed, "seed of weights and shuffling")
       ->check(whole_number(0, kMaxSeed))->capture_default_str();
   sub->add_option("--threads", o->threads, "CPU threads (0 = all cores)")
