@@ -26,7 +26,7 @@ struct BackendInfo {
 };
 std::vector<BackendInfo> backends();
 
-// A built-in model name (lenet5, simard2003, mlp) or a path ending in .json.
+// A built-in model name (lenet5, simard2003, mlp, fast3x3) or a path ending in .json.
 ModelSpec model_spec(const std::string& name_or_json_path);
 
 // A network in code: the input shape, then layers in order; the last dense layer's units are

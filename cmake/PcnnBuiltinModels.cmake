@@ -4,7 +4,7 @@
 # one path from a description to a network.
 
 # In the order `pcnn` lists them (the first is the default of `pcnn train`).
-set(PCNN_BUILTIN_MODELS lenet5 simard2003 mlp)
+set(PCNN_BUILTIN_MODELS lenet5 simard2003 mlp fast3x3)
 
 function(pcnn_embed_builtin_models target)
   set(rows "")

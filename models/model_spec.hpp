@@ -1,5 +1,5 @@
 // A model as data: its input and a list of layer specs. The built-in models (lenet5, simard2003,
-// mlp) are specs too, and any spec can be written to / read from JSON.
+// mlp, fast3x3) are specs too, and any spec can be written to / read from JSON.
 #pragma once
 
 #include <string>

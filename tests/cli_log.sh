@@ -34,6 +34,17 @@ else
   fail "learning rates: $(cut -d, -f6 "$tmp/log.csv" | tr '\n' ' ')"
 fi
 
+# --recipe fast: its network, batch and cosine schedule (2 epochs: 0.003, then 0.003 * (1 +
+# cos(pi/2)) / 2), an option given beside it kept.
+"$pcnn" train --backend serial --recipe fast --epochs 2 --limit 256 --log "$tmp/fast.csv" >"$tmp/fast" ||
+  fail "train --recipe fast exited $?"
+if grep -q "^pcnn train: fast3x3 on .* batch 128, adam lr 0.003, cosine schedule$" "$tmp/fast" &&
+   awk -F, 'NR > 1 && $9 == "" { lr[$1] = $6 } END { exit !(lr[1] == 0.003 && lr[2] == 0.0015) }' "$tmp/fast.csv"; then
+  ok "--recipe fast: fast3x3, batch 128, cosine learning rates 0.003, 0.0015"
+else
+  fail "--recipe fast: $(head -1 "$tmp/fast"); rates $(cut -d, -f6 "$tmp/fast.csv" | tr '\n' ' ')"
+fi
+
 # No number in shortened scientific form like 1.23457e+06 (six digits: not a round trip).
 if grep -qE '[0-9]\.[0-9]{5}e[+-]' "$tmp/log.csv"; then fail "six-digit numbers in the log"; else ok "no six-digit scientific numbers"; fi
 

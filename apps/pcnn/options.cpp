@@ -149,7 +149,8 @@ CLI::Option* add_path_option(CLI::App& app, const std::string& names, std::strin
 }
 
 CLI::Option* add_model_option(CLI::App& app, std::string& model) {
-  return app.add_option(kModelNames, model, "lenet5, simard2003, mlp, or a JSON spec file")
+  return app
+      .add_option(kModelNames, model, "lenet5, simard2003, mlp, fast3x3, or a JSON spec file")
       ->check(single("model"))
       ->check(model_name())
       ->capture_default_str();

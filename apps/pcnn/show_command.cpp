@@ -54,9 +54,10 @@ Command add_show_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
   auto* sub = app.add_subcommand(
       "show", "Print a model's layers, output shapes, parameters, FLOPs and activation memory");
-  sub->add_option("model", o->model,
-                  "lenet5, simard2003, mlp, a JSON spec file (docs/model-format.md) or a model "
-                  "file written by pcnn train --save")
+  sub->add_option(
+         "model", o->model,
+         "lenet5, simard2003, mlp, fast3x3, a JSON spec file (docs/model-format.md) or a model "
+         "file written by pcnn train --save")
       ->required()
       ->check(not_empty())
       ->check(model_argument());
