@@ -92,6 +92,23 @@ TEST_CASE("api: a model trained on a part records the whole data set, as pcnn tr
 
 TEST_SUITE("backend") {
 
+TEST_CASE("api: the cosine schedule sets each epoch's learning rate") {
+  const Dataset train = synthetic_dataset(64, 12, 12, 23);
+  api::Network net(small_cnn(), backend_name(), 3);
+  api::TrainOptions o;
+  o.epochs = 3;
+  o.batch = 32;
+  o.learning_rate = 0.02f;
+  o.cosine_schedule = true;
+  o.progress_every_s = 0;
+  const std::vector<EpochStats> epochs = net.train(train, nullptr, o);
+  REQUIRE(epochs.size() == 3);
+  // (1 + cos(pi e / 3)) / 2 for e = 0, 1, 2: 1, 0.75, 0.25
+  CHECK(epochs[0].learning_rate == doctest::Approx(0.02));
+  CHECK(epochs[1].learning_rate == doctest::Approx(0.015));
+  CHECK(epochs[2].learning_rate == doctest::Approx(0.005));
+}
+
 TEST_CASE("api: train with progress, predict as evaluate counts, save and load") {
   const Dataset train = synthetic_dataset(320, 12, 12, 21);
   const Dataset test = synthetic_dataset(100, 12, 12, 22);
