@@ -523,8 +523,7 @@ int run_train(const TrainOptions& given, const CLI::App& cmd) {
   DatasetPair& data = prepared.data;
   const Provenance& source = prepared.source;
   std::unique_ptr<Dataset>& val = prepared.val;
-  const Normalization norm = prepared.norm;
-  t = clock::now();
+  const Normalization& norm = prepared.norm;
   t = clock::now();
   Replicas replicas = open_replicas(o, std::move(first), spec);
   Backend& be = *replicas.backends[0];
