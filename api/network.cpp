@@ -113,11 +113,14 @@ std::vector<EpochStats> Network::train(const Dataset& train, const Dataset* test
     s_->normalized = true;
   }
   if (int(train.class_names.size()) == s_->spec.classes) s_->class_names = train.class_names;
-  if (o.batch > s_->model->max_batch()) {  // rebuilt for the larger batch, weights kept
+  // rebuilt for a larger batch or another precision, weights kept
+  if (o.batch > s_->model->max_batch() || o.precision != s_->model->precision()) {
     const std::vector<float> params = s_->model->get_params();
     const std::vector<float> state = s_->model->get_state();
+    const int capacity = std::max(o.batch, s_->model->max_batch());
     s_->model.reset();
-    s_->model = std::make_unique<Model>(*s_->backend, s_->spec, o.batch, s_->seed);
+    s_->model =
+        std::make_unique<Model>(*s_->backend, s_->spec, capacity, s_->seed, true, o.precision);
     s_->model->set_params(params);
     s_->model->set_state(state);
   }

@@ -64,6 +64,10 @@ struct TrainOptions {
   double progress_every_s = 1.0;   // how often on_progress is called (0: never by time)
   int progress_every_steps = 0;    // ... and every this many steps (0: never by count)
   AugmentConfig augment;           // on the device, training batches only (none by default)
+  // Storage of activations and their gradients between layers (core/precision.hpp): fp32, bf16
+  // or fp16 (with a dynamic loss scale). The network keeps it for evaluation and prediction
+  // until it is trained again in another.
+  Precision precision = Precision::F32;
 };
 
 // Where training stands, as passed to the progress callback.

@@ -179,6 +179,7 @@ void bench_backend(Backend& be, int threads, const std::vector<ModelSpec>& specs
       cfg.per_layer = per_layer_at(o, batch);
       cfg.seed = o.seed;
       cfg.optimizer = o.optimizer;
+      cfg.precision = *find_precision(o.precision);
       runs.push_back(bench_model(be, threads, spec, batch, *data[m], cfg));
       progress(count.line(tag + parent_tag() + progress_line(runs.back())));
     }

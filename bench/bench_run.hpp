@@ -29,6 +29,7 @@ struct BenchOptions {
   // The update the timed step runs: `pcnn train`'s default (adam) unless asked otherwise, so the
   // bench times the step training runs.
   std::string optimizer = "adam";
+  std::string precision = "fp32";  // the activations' storage (core/precision.hpp)
   bool isolate = false;  // every (CPU backend, thread count) in its own child process
   // Then measure every CPU backend again beside a competing busy process (bench/competitor.hpp).
   bool contention = false;

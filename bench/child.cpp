@@ -45,6 +45,7 @@ std::vector<std::string> child_arguments(const BenchOptions& o, const std::strin
                                 "--images", std::to_string(o.synthetic_images),
                                 "--seed", std::to_string(o.seed),
                                 "--optimizer", o.optimizer,
+                                "--precision", o.precision,
                                 "--json-only"};
   if (!o.data_dir.empty()) a.insert(a.end(), {"--data", o.data_dir});
   if (!o.data_format.empty()) a.insert(a.end(), {"--data-format", o.data_format});

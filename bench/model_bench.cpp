@@ -108,8 +108,9 @@ ModelRun bench_model(Backend& be, int threads, const ModelSpec& spec, int batch,
   const Normalization norm = normalization_of(data);
 
   be.reset_peak_memory();
-  run.activation_bytes_per_image = int64_t(activation_bytes_per_image(spec));
-  Model model(be, spec, batch, cfg.seed);
+  run.activation_bytes_per_image =
+      int64_t(activation_bytes_per_image(spec, true, cfg.precision));
+  Model model(be, spec, batch, cfg.seed, true, cfg.precision);
   run.forward_flops = model.forward_flops(batch);
   run.backward_flops = model.backward_flops(batch);
 
@@ -136,7 +137,7 @@ ModelRun bench_model(Backend& be, int threads, const ModelSpec& spec, int batch,
   run.backward = time_blocks(be, [&] {
     model.loss().forward_backward(be, batch, model.logits(), fb.y.get(), model.dlogits(),
                                   fb.metrics.get());
-    model.backward(batch);
+    model.backward(batch, opt.hyper() + kHyperLossScale);
     opt.step(fb.counter.get());
   }, cfg.policy);
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bench/timing.hpp"
+#include "core/precision.hpp"
 #include "data/dataset.hpp"
 #include "models/model_spec.hpp"
 
@@ -44,6 +45,7 @@ struct ModelBenchConfig {
   bool per_layer = false;
   uint64_t seed = 1;
   std::string optimizer = "adam";  // sgd | adam
+  Precision precision = Precision::F32;  // of the activations between layers
 };
 
 // Runs the measurements on be (which must stay idle otherwise). threads is only recorded.

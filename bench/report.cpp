@@ -319,6 +319,9 @@ void print_report(std::FILE* out, const BenchReport& r) {
     std::fprintf(out, "warning: the load average was %.1f on %d hardware threads before the run: "
                  "other processes competed for the CPUs, parallel timings suffer most\n",
                  r.load_before, r.host_threads);
+  if (r.options.precision != "fp32")
+    std::fprintf(out, "activations and their gradients stored in %s between layers\n",
+                 r.options.precision.c_str());
   std::fprintf(out, "step = Trainer::step() (gather, forward, loss, backward, %s update); fwd = "
                "Model::forward; bwd = loss gradient + backward + update.\n"
                "Times are medians over timed blocks, [min..max] their spread; GFLOP/s from the "
@@ -402,6 +405,7 @@ json to_json(const BenchReport& r) {
                         {"per_layer", o.per_layer}, {"seed", o.seed},
                         {"contention", o.contention},
                         {"optimizer", o.optimizer},
+                        {"precision", o.precision},
                         {"synthetic_images", o.synthetic_images}, {"data_dir", o.data_dir}}},
           {"notes", {"times in seconds per iteration: median, min, max, quartiles over 'samples' "
                      "timed blocks of 'block' iterations, each block ending in a synchronize",
@@ -449,6 +453,7 @@ BenchReport report_from_json(const json& j) {
   o.policy.warmup = s.at("warmup"); o.policy.budget_s = s.at("budget_s");
   o.per_layer = s.at("per_layer"); o.seed = s.at("seed");
   o.optimizer = s.value("optimizer", "sgd");  // files from before the option timed SGD
+  o.precision = s.value("precision", "fp32");  // and before 16-bit activations, fp32
   o.synthetic_images = s.at("synthetic_images"); o.data_dir = s.at("data_dir");
   for (const json& run : j.at("runs")) r.runs.push_back(run_from(run));
   o.contention = s.value("contention", false);  // files from before --contention have none

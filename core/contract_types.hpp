@@ -9,8 +9,14 @@ namespace pcnn {
 // Hyper-parameters the optimizer kernels read from device memory (index into a float[kHyperCount]),
 // so a replayed graph sees the learning rate of the current epoch. kHyperSkip is written on the
 // device by check_step: non-zero leaves the step's update out.
+// The loss scale (core/precision.hpp; 1 unless activations are stored in fp16): LossScale
+// multiplies the loss gradient before it is stored in 16 bits; check_step copies 1/LossScale
+// to GradUnscale, which the optimizers multiply every gradient by, and then, when
+// ScaleInterval > 0 (dynamic scaling), halves LossScale after a step that was not finite and
+// doubles it after ScaleInterval finite ones in a row (counted in ScaleGoodSteps).
 enum HyperIndex { kHyperLr = 0, kHyperMomentum, kHyperWeightDecay, kHyperBeta1, kHyperBeta2,
-                  kHyperEps, kHyperSkip, kHyperCount };
+                  kHyperEps, kHyperSkip, kHyperLossScale, kHyperGradUnscale, kHyperScaleGoodSteps,
+                  kHyperScaleInterval, kHyperCount };
 
 // A training run's metrics in device memory (index into a float[kMetricCount]). The loss kernel
 // adds to the LossSum and Correct slots of the pointer it is given: the trainer gives it

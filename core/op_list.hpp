@@ -5,7 +5,7 @@
 // tests checks that every op has cases (tests/op_table.cpp).
 //
 // Conventions (every backend follows them; tests check them against `serial`):
-// - Tensors are float32, NCHW, contiguous, in the backend's memory (see backend.hpp).
+// - Tensors are float32 (the 16-bit storage ops aside), NCHW, contiguous, in the backend's memory.
 // - "overwrites" means the output is fully written; "accumulates" means output += result.
 // - Inputs and outputs do not alias unless a row says so. N == 0 is never passed.
 // - Every op may run asynchronously and may be recorded into a graph: no op allocates after the
@@ -17,6 +17,7 @@
 
 #include "core/augment_config.hpp"
 #include "core/contract_types.hpp"
+#include "core/precision.hpp"
 #include "core/shapes.hpp"
 
 // ---- dense algebra -------------------------------------------------------------------------
@@ -119,20 +120,30 @@
 #define PCNN_OP_PARAMS_softmax_cross_entropy \
   (int N, int K, const float* logits, const int32_t* labels, float* dlogits, float* metrics)
 
+// ---- 16-bit storage (core/precision.hpp; p is BF16 or F16) -----------------------------------
+// y[i] = round_to_storage(p, x[i] * *scale), or of x[i] when scale is nullptr (scale: device
+// memory, the loss scale); n elements, overwrites y.
+#define PCNN_OP_PARAMS_round_to_16bit \
+  (Precision p, size_t n, const float* x, const float* scale, uint16_t* y)
+// y[i] = widen_from_storage(p, x[i]), exact; n elements, overwrites y.
+#define PCNN_OP_PARAMS_widen_16bit (Precision p, size_t n, const uint16_t* x, float* y)
+
 // ---- numerical faults ----------------------------------------------------------------------
 // After the backward (and the all-reduce): checks grads (n) and metrics[kMetricStepLoss]. All
 // finite: metrics[kMetricLossSum, kMetricCorrect] += the step slots, hyper[kHyperSkip] = 0.
 // Otherwise hyper[kHyperSkip] = 1, metrics[kMetricBadSteps] += 1, and when no fault is recorded
 // yet, FirstBadStep = *step + 1 and FirstBadGrad = 1 + the lowest non-finite index (0 when
 // only the loss is not finite), each packed as two floats (core/step_check_math.hpp). Then
-// the step slots are zeroed. Reads nothing back to the host: the update learns the verdict
+// the step slots are zeroed. Before all that, the loss scale slots of hyper move
+// (update_loss_scale: GradUnscale = 1/LossScale, then a dynamic scale halves or grows). Reads nothing back to the host: the update learns the verdict
 // from hyper, on the device.
 #define PCNN_OP_PARAMS_check_step \
   (size_t n, const float* grads, const int32_t* step, float* metrics, float* hyper)
 
 // ---- optimizers (one call updates every parameter: parameters live in one arena) -----------
 // Both leave params and their state untouched when hyper[kHyperSkip] != 0 (each thread reads
-// it once): a step check_step found faulty is not applied.
+// it once): a step check_step found faulty is not applied. Each gradient is first multiplied
+// by hyper[kHyperGradUnscale] (1 unless a loss scale is in use).
 // v = momentum*v + (g + wd*p); p -= lr*v. hyper: float[kHyperCount] in device memory.
 #define PCNN_OP_PARAMS_sgd_update \
   (size_t n, float* params, const float* grads, float* velocity, const float* hyper)
@@ -188,6 +199,28 @@
   (int N, int in, int out, Activation act, const float* x, const float* w, const float* y, \
    const float* dy, float* scratch, float* dx, float* dw, float* db)
 
+// ---- the fused ops on 16-bit activations (core/precision.hpp; p is BF16 or F16) -------------
+// The same as the four above, with x, y, dy and dx stored in 16 bits; weights, biases, their
+// gradients, scratch and every sum stay fp32: y16 = round(op(widen(x16), w, b)), and a
+// backward's dx16 = round(its fp32 dx from the widened x, y and dy). staging: floats for the
+// defaults, which widen into it and run the fp32 op: x_size + y_size forward, twice that
+// backward (y: the fused, pooled output); a backend with native 16-bit kernels ignores it.
+#define PCNN_OP_PARAMS_conv2d_fused_forward_16                                                \
+  (Precision p, const Conv2dShape& s, const ConvEpilogue& epi, const uint16_t* x,              \
+   const float* w, const float* b, const ConvKept& kept, float* scratch, float* staging,       \
+   uint16_t* y)
+#define PCNN_OP_PARAMS_conv2d_fused_backward_16                                               \
+  (Precision p, const Conv2dShape& s, const ConvEpilogue& epi, const uint16_t* x,              \
+   const float* w, const ConvKept& kept, const uint16_t* y, const uint16_t* dy, float* scratch, \
+   float* staging, uint16_t* dx, float* dw, float* db)
+#define PCNN_OP_PARAMS_linear_forward_16                                                      \
+  (Precision p, int N, int in, int out, Activation act, const uint16_t* x, const float* w,     \
+   const float* b, float* staging, uint16_t* y)
+#define PCNN_OP_PARAMS_linear_backward_16                                                     \
+  (Precision p, int N, int in, int out, Activation act, const uint16_t* x, const float* w,     \
+   const uint16_t* y, const uint16_t* dy, float* scratch, float* staging, uint16_t* dx,         \
+   float* dw, float* db)
+
 // Every backend defines these.
 // clang-format off
 #define PCNN_REQUIRED_OPS(X)                                                                 \
@@ -197,12 +230,15 @@
   X(check_step) X(sgd_update) X(adam_update) X(gather_train_batch) X(gather_batch)           \
   X(augment_batch) X(batchnorm_forward_train) X(batchnorm_forward_infer)                     \
   X(batchnorm_backward) X(dropout_forward) X(dropout_backward) X(global_avg_pool_forward)    \
-  X(global_avg_pool_backward)
+  X(global_avg_pool_backward) X(round_to_16bit) X(widen_16bit)
 // clang-format on
 
-// A backend may define these; otherwise the composed defaults run.
-#define PCNN_FUSED_OPS(X) \
-  X(conv2d_fused_forward) X(conv2d_fused_backward) X(linear_forward) X(linear_backward)
+// A backend may define these; otherwise the composed defaults run (backend_default.cpp, and
+// backend_default_16.cpp for the 16-bit forms).
+#define PCNN_FUSED_OPS(X)                                                                  \
+  X(conv2d_fused_forward) X(conv2d_fused_backward) X(linear_forward) X(linear_backward)    \
+  X(conv2d_fused_forward_16) X(conv2d_fused_backward_16) X(linear_forward_16)              \
+  X(linear_backward_16)
 
 #define PCNN_ALL_OPS(X) PCNN_REQUIRED_OPS(X) PCNN_FUSED_OPS(X)
 

@@ -58,6 +58,11 @@ PCNN_HD inline Pool2dShape pooled_shape(const Conv2dShape& s, const ConvEpilogue
   return p;
 }
 
+// Elements of a fused convolution's output (N,K,P,Q), pooled when the epilogue pools.
+inline size_t fused_output_size(const Conv2dShape& s, const ConvEpilogue& epi) {
+  return epi.pool == PoolKind::None ? s.y_size() : pooled_shape(s, epi).y_size();
+}
+
 // Max pooling keeps one byte per output, the place of its window's maximum (core/pool_math.hpp):
 // windows of up to 16x16. A larger max pool stays a layer of its own (models/model_spec.cpp).
 inline constexpr int kMaxArgmaxWindow = 16;

@@ -8,6 +8,7 @@
 
 #include "core/contract_types.hpp"
 #include "core/host_device.hpp"
+#include "core/precision.hpp"
 
 namespace pcnn {
 
@@ -34,10 +35,30 @@ PCNN_HD inline uint32_t unpack_u32(const float* two) {
 // kAllFinite. A finite step (gradients and the step's loss) adds the step's slots to the
 // epoch's and clears hyper[kHyperSkip]; a faulty one sets it, counts the step and, when no
 // fault is recorded yet, records step + 1 and first_bad + 1 (0: only the loss was not
-// finite). The step slots are zeroed either way, ready for the next step's loss.
+// finite). The step slots are zeroed either way, ready for the next step's loss. The loss
+// scale moves first (update_loss_scale).
+// The loss scale (core/contract_types.hpp): the update divides by the scale this step's
+// gradients carry; a dynamic scale then moves for the next step.
+PCNN_HD inline void update_loss_scale(bool finite, float* hyper) {
+  const float scale = hyper[kHyperLossScale];
+  hyper[kHyperGradUnscale] = 1.f / scale;  // a power of two: exact
+  if (!(hyper[kHyperScaleInterval] > 0.f)) return;  // static
+  if (!finite) {
+    hyper[kHyperLossScale] = scale * 0.5f < kMinLossScale ? kMinLossScale : scale * 0.5f;
+    hyper[kHyperScaleGoodSteps] = 0.f;
+  } else if (hyper[kHyperScaleGoodSteps] + 1.f >= hyper[kHyperScaleInterval]) {
+    hyper[kHyperLossScale] = scale * 2.f > kMaxLossScale ? kMaxLossScale : scale * 2.f;
+    hyper[kHyperScaleGoodSteps] = 0.f;
+  } else {
+    hyper[kHyperScaleGoodSteps] += 1.f;
+  }
+}
+
 PCNN_HD inline void finish_step_check(uint32_t first_bad, int32_t step, float* metrics,
                                       float* hyper) {
-  if (first_bad == kAllFinite && is_finite_float(metrics[kMetricStepLoss])) {
+  const bool finite = first_bad == kAllFinite && is_finite_float(metrics[kMetricStepLoss]);
+  update_loss_scale(finite, hyper);
+  if (finite) {
     metrics[kMetricLossSum] += metrics[kMetricStepLoss];
     metrics[kMetricCorrect] += metrics[kMetricStepCorrect];
     hyper[kHyperSkip] = 0.f;

@@ -21,6 +21,7 @@ class Conv2D : public WeightedLayer {
   size_t kept_bytes_per_sample() const override;
   size_t workspace_floats_per_sample() const override;
   PCNN_LAYER_PASSES
+  PCNN_LAYER_PASSES_16
   double forward_flops(int N) const override { return shape(N).forward_flops(); }
 
   Conv2dShape shape(int N) const;

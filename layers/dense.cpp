@@ -30,4 +30,14 @@ void Dense::backward(Backend& be, int N, const float* x, const float* y, const f
   be.linear_backward(N, int(in_.size()), units(), act_, x, w_, y, dy, workspace_, dx, dw_, db_);
 }
 
+void Dense::forward16(Backend& be, int N, Precision p, const uint16_t* x, uint16_t* y) {
+  be.linear_forward_16(p, N, int(in_.size()), units(), act_, x, w_, b_, staging_, y);
+}
+
+void Dense::backward16(Backend& be, int N, Precision p, const uint16_t* x, const uint16_t* y,
+                       const uint16_t* dy, uint16_t* dx) {
+  be.linear_backward_16(p, N, int(in_.size()), units(), act_, x, w_, y, dy, workspace_, staging_,
+                        dx, dw_, db_);
+}
+
 }  // namespace pcnn

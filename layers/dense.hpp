@@ -11,6 +11,7 @@ class Dense : public WeightedLayer {
   std::string describe() const override;
   size_t workspace_floats_per_sample() const override;
   PCNN_LAYER_PASSES
+  PCNN_LAYER_PASSES_16
   double forward_flops(int N) const override { return 2.0 * N * double(in_.size()) * units(); }
 
  private:

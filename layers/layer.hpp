@@ -9,6 +9,7 @@
 #include <string>
 
 #include "backends/backend.hpp"
+#include "core/precision.hpp"
 #include "core/rng.hpp"
 
 namespace pcnn {
@@ -34,6 +35,13 @@ struct PassContext {
   void forward(Backend& be, int N, const float* x, float* y) override;                      \
   void backward(Backend& be, int N, const float* x, const float* y, const float* dy,        \
                 float* dx) override;
+
+// Declares a layer's own 16-bit passes (Layer::forward16 and backward16): for the layers whose
+// op has a 16-bit form in the contract, which a backend may run natively.
+#define PCNN_LAYER_PASSES_16                                                                \
+  void forward16(Backend& be, int N, Precision p, const uint16_t* x, uint16_t* y) override; \
+  void backward16(Backend& be, int N, Precision p, const uint16_t* x, const uint16_t* y,    \
+                  const uint16_t* dy, uint16_t* dx) override;
 
 // The cost of a layer that does one operation per input element, forward and backward alike.
 #define PCNN_PER_ELEMENT_FLOPS                                                              \
@@ -82,6 +90,20 @@ class Layer {
   virtual void backward(Backend& be, int N, const float* x, const float* y, const float* dy,
                         float* dx) = 0;
 
+  // The same passes on activations and gradients stored in 16 bits (core/precision.hpp; p is
+  // BF16 or F16). The defaults (layers/storage16.cpp) widen the inputs into the staging floats
+  // the model binds, run the fp32 pass and round its results: what a kernel that reads and
+  // writes 16 bits and computes in fp32 gives. A layer whose op has a 16-bit form in the
+  // contract overrides them.
+  virtual void forward16(Backend& be, int N, Precision p, const uint16_t* x, uint16_t* y);
+  virtual void backward16(Backend& be, int N, Precision p, const uint16_t* x, const uint16_t* y,
+                          const uint16_t* dy, uint16_t* dx);
+  // Floats per sample those defaults stage (x, y, dy and dx widened); 0 for a view.
+  virtual size_t staging_floats_per_sample() const {
+    return is_view() ? 0 : 2 * (in_.size() + out_.size());
+  }
+  void bind_staging(float* staging) { staging_ = staging; }
+
   // Counted floating-point operations, for the bench's GFLOP/s.
   virtual double forward_flops(int N) const { (void)N; return 0; }
   virtual double backward_flops(int N) const { return 2 * forward_flops(N); }
@@ -90,6 +112,7 @@ class Layer {
   FeatureShape in_, out_;
   PassContext pass_;
   float* workspace_ = nullptr;  // shared by every layer of the model: valid during one pass only
+  float* staging_ = nullptr;    // the same, for the 16-bit passes' widened tensors
 };
 
 // Kaiming-normal or Xavier-uniform weights (core/vocabulary.hpp: preferred_init); biases start

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/check.hpp"
+#include "core/precision.hpp"
 #include "models/atomic_write.hpp"
 #include "models/json_text.hpp"
 #include "models/spec_check.hpp"
@@ -56,6 +57,7 @@ json run_json(const RunSettings& r) {
             {"weight_decay", r.weight_decay},
             {"lr_decay", r.lr_decay},
             {"lr_schedule", r.lr_schedule},
+            {"precision", r.precision},
             {"batch", r.batch},
             {"epochs", r.epochs},
             {"limit", r.limit},
@@ -81,6 +83,8 @@ RunSettings run_from_json(const json& j) {
   r.lr_decay = j.at("lr_decay").get<float>();
   // Added with the cosine schedule: older checkpoints decayed by lr_decay.
   r.lr_schedule = j.value("lr_schedule", std::string("exp"));
+  // Added with 16-bit activations: older checkpoints trained in fp32.
+  r.precision = j.value("precision", std::string("fp32"));
   r.batch = j.at("batch").get<int>();
   r.epochs = j.at("epochs").get<int>();
   r.limit = j.at("limit").get<int>();
@@ -180,6 +184,7 @@ void check_consistent(const Checkpoint& c, size_t tensors) {
   PCNN_CHECK(r.optimizer == "sgd" || r.optimizer == "adam", "unknown optimizer " << quoted(r.optimizer));
   PCNN_CHECK(r.lr_schedule == "exp" || r.lr_schedule == "cosine",
              "unknown learning-rate schedule " << quoted(r.lr_schedule));
+  PCNN_CHECK(find_precision(r.precision), "unknown precision " << quoted(r.precision));
   PCNN_CHECK(r.lr > 0 && r.lr_decay > 0 && r.momentum >= 0 && r.momentum < 1 && r.weight_decay >= 0,
              "optimizer settings out of range");
   PCNN_CHECK(r.batch >= 1 && r.epochs >= 1 && r.limit >= 0 && r.replicas >= 1 && r.batch % r.replicas == 0,
@@ -231,7 +236,8 @@ std::string encode_checkpoint(const Checkpoint& c) {
                                 {"steps_per_epoch", c.steps_per_epoch},
                                 {"elapsed_s", c.elapsed_s},
                                 {"checkpoint_every", c.checkpoint_every},
-                                {"backend", c.backend}, {"threads", c.threads}}.dump();
+                                {"backend", c.backend}, {"threads", c.threads},
+                                {"loss_scale", c.state.loss_scale}}.dump();
   f.metadata["history"] = history_json(c.history).dump();
   f.metadata["log_mark"] = mark_json(c.log_mark).dump();
   return encode_tensor_file(f, kCheckpointFile);
@@ -249,6 +255,13 @@ Checkpoint decode_checkpoint(const std::string& bytes, const std::string& name) 
     c.checkpoint_every = pos.at("checkpoint_every").get<int>();
     c.backend = pos.at("backend").get<std::string>();
     c.threads = pos.at("threads").get<int>();
+    // fp16 runs only: {scale, finite steps since it moved} (Optimizer::loss_scale_state)
+    c.state.loss_scale = pos.value("loss_scale", std::vector<float>{});
+    PCNN_CHECK(c.state.loss_scale.empty() ||
+                   (c.state.loss_scale.size() == 2 && c.state.loss_scale[0] >= kMinLossScale &&
+                    c.state.loss_scale[0] <= kMaxLossScale && c.state.loss_scale[1] >= 0 &&
+                    c.state.loss_scale[1] < kLossScaleInterval),
+               "a bad 'loss_scale'");
     c.history = history_from_json(parsed(f.metadata, "history"));
     c.log_mark = mark_from_json(parsed(f.metadata, "log_mark"));
     c.data = provenance_from_metadata(f.metadata);

@@ -25,6 +25,7 @@ struct RunSettings {
   std::string optimizer = "adam";
   float lr = 0, momentum = 0, weight_decay = 0, lr_decay = 1;
   std::string lr_schedule = "exp";  // --lr-schedule: exp | cosine
+  std::string precision = "fp32";   // --precision: fp32 | bf16 | fp16
   int batch = 0, epochs = 0;
   int limit = 0;               // first N training and test images; 0 = all
   int replicas = 1;            // --gpus: each replica keeps its own metric sums

@@ -104,28 +104,36 @@ std::vector<std::unique_ptr<Layer>> build_layers(const ModelSpec& spec) {
   return layers;
 }
 
-size_t layer_activation_bytes(const Layer& layer) {
-  return (layer.is_view() ? 0 : layer.output_shape().size() * sizeof(float)) +
+size_t layer_activation_bytes(const Layer& layer, Precision precision) {
+  return (layer.is_view() ? 0 : layer.output_shape().size() * storage_bytes(precision)) +
          layer.kept_bytes_per_sample();
 }
 
-ActivationBytes activation_bytes(const std::vector<std::unique_ptr<Layer>>& layers) {
+ActivationBytes activation_bytes(const std::vector<std::unique_ptr<Layer>>& layers,
+                                 Precision precision) {
+  const size_t bytes = storage_bytes(precision);
   ActivationBytes b;
-  size_t largest_output = 0, largest_workspace = 0;
+  size_t largest_output = 0, largest_workspace = 0, largest_staging = 0;
   for (const auto& l : layers) {
     b.kept += l->kept_bytes_per_sample();
     largest_workspace = std::max(largest_workspace, l->workspace_floats_per_sample());
+    largest_staging = std::max(largest_staging, l->staging_floats_per_sample());
     if (l->is_view()) continue;
-    b.outputs += l->output_shape().size() * sizeof(float);
+    b.outputs += l->output_shape().size() * bytes;
     largest_output = std::max(largest_output, l->output_shape().size());
   }
-  b.gradients = 2 * largest_output * sizeof(float);
+  b.gradients = 2 * largest_output * bytes;
   b.workspace = largest_workspace * sizeof(float);
+  if (precision != Precision::F32 && !layers.empty()) {
+    const size_t logits = layers.back()->output_shape().size();
+    b.conversion = layers.front()->input_shape().size() * bytes +
+                   (2 * logits + largest_staging) * sizeof(float);
+  }
   return b;
 }
 
-size_t activation_bytes_per_image(const ModelSpec& spec, bool fused) {
-  return activation_bytes(build_layers(fused ? fuse(spec) : spec)).total();
+size_t activation_bytes_per_image(const ModelSpec& spec, bool fused, Precision precision) {
+  return activation_bytes(build_layers(fused ? fuse(spec) : spec), precision).total();
 }
 
 std::vector<float> initial_params(const ModelSpec& spec, uint64_t seed) {
@@ -154,9 +162,10 @@ std::vector<float> initial_state(const ModelSpec& spec) {
   return host;
 }
 
-Model::Model(Backend& be, const ModelSpec& spec, int max_batch, uint64_t seed, bool fuse_layers)
+Model::Model(Backend& be, const ModelSpec& spec, int max_batch, uint64_t seed, bool fuse_layers,
+             Precision precision)
     : be_(be), spec_(fuse_layers ? fuse(spec) : spec), max_batch_(max_batch),
-      loss_(spec.classes) {
+      precision_(precision), loss_(spec.classes) {
   PCNN_CHECK(max_batch >= 1, "batch size must be at least 1");
   // Backends index a batch's activations with int: the largest buffer must stay below 2^31.
   const int64_t largest = check_spec(spec_).largest;
@@ -180,7 +189,8 @@ Model::Model(Backend& be, const ModelSpec& spec, int max_batch, uint64_t seed, b
 size_t Model::device_bytes(size_t param_count) const {
   size_t floats = 2 * param_count;
   for (const auto& l : layers_) floats += l->state_count();
-  return floats * sizeof(float) + size_t(max_batch_) * activation_bytes(layers_).total();
+  return floats * sizeof(float) +
+         size_t(max_batch_) * activation_bytes(layers_, precision_).total();
 }
 
 std::string Model::memory_message(size_t param_count, const std::string& cause) const {
@@ -204,12 +214,21 @@ void Model::allocate(const std::vector<float>& host, const std::vector<float>& h
     state_offset += l->state_count();
     l->setup(be_, max_batch_);
   }
-  const ActivationBytes per_sample = activation_bytes(layers_);
-  const size_t largest = per_sample.gradients / (2 * sizeof(float));
-  for (auto& g : grad_buffers_) g = DeviceArray<float>(be_, size_t(max_batch_) * largest);
+  const size_t batch = size_t(max_batch_), bytes = storage_bytes(precision_);
+  const ActivationBytes per_sample = activation_bytes(layers_, precision_);
+  for (auto& g : grad_buffers_) g = DeviceArray<uint8_t>(be_, batch * per_sample.gradients / 2);
   if (per_sample.workspace) {
-    workspace_ = DeviceArray<float>(be_, size_t(max_batch_) * per_sample.workspace / sizeof(float));
+    workspace_ = DeviceArray<float>(be_, batch * per_sample.workspace / sizeof(float));
     for (auto& l : layers_) l->bind_workspace(workspace_.get());
+  }
+  if (is16()) {
+    size_t staging = 0;
+    for (auto& l : layers_) staging = std::max(staging, l->staging_floats_per_sample());
+    staging_ = DeviceArray<float>(be_, batch * staging);
+    for (auto& l : layers_) l->bind_staging(staging_.get());
+    input16_ = DeviceArray<uint16_t>(be_, batch * layers_.front()->input_shape().size());
+    logits32_ = DeviceArray<float>(be_, batch * size_t(spec_.classes));
+    dlogits32_ = DeviceArray<float>(be_, batch * size_t(spec_.classes));
   }
   out_.resize(layers_.size());
   grad_out_.resize(layers_.size());
@@ -219,7 +238,7 @@ void Model::allocate(const std::vector<float>& host, const std::vector<float>& h
   size_t turn = 0;
   for (size_t i = 0; i < layers_.size(); ++i) {
     if (layers_[i]->is_view()) continue;  // resolved in forward(): aliases its input
-    buffers_.emplace_back(be_, size_t(max_batch_) * layers_[i]->output_shape().size());
+    buffers_.emplace_back(be_, batch * layers_[i]->output_shape().size() * bytes);
     out_[i] = buffers_.back().get();
     grad_out_[i] = grad_buffers_[turn++ % 2].get();
   }
@@ -239,22 +258,44 @@ void Model::set_state(const std::vector<float>& host) {
 }
 
 void Model::forward_layer(size_t i, int N, const float* x, const PassContext& pass) {
-  if (i == 0) input_ = x;
-  const float* in = i == 0 ? input_ : out_[i - 1];
-  if (layers_[i]->is_view()) {
-    out_[i] = const_cast<float*>(in);
-    grad_out_[i] = i == 0 ? nullptr : grad_out_[i - 1];
-    return;
+  if (i == 0) {
+    input_ = x;
+    if (is16()) {  // the input is stored like every other activation
+      be_.round_to_16bit(precision_, size_t(N) * layers_[0]->input_shape().size(), x, nullptr,
+                         input16_.get());
+      input_ = input16_.get();
+    }
   }
-  layers_[i]->set_pass(pass);
-  layers_[i]->forward(be_, N, in, out_[i]);
+  const void* in = i == 0 ? input_ : out_[i - 1];
+  Layer& l = *layers_[i];
+  if (l.is_view()) {
+    out_[i] = const_cast<void*>(in);
+    grad_out_[i] = i == 0 ? nullptr : grad_out_[i - 1];
+  } else {
+    l.set_pass(pass);
+    if (is16())
+      l.forward16(be_, N, precision_, static_cast<const uint16_t*>(in),
+                  static_cast<uint16_t*>(out_[i]));
+    else
+      l.forward(be_, N, static_cast<const float*>(in), static_cast<float*>(out_[i]));
+  }
+  if (is16() && i + 1 == layers_.size())  // the loss reads fp32 logits
+    be_.widen_16bit(precision_, size_t(N) * size_t(spec_.classes),
+                    static_cast<const uint16_t*>(out_[i]), logits32_.get());
 }
 
 void Model::backward_layer(size_t i, int N) {
-  if (layers_[i]->is_view()) return;
-  const float* in = i == 0 ? input_ : out_[i - 1];
-  float* dx = i == 0 ? nullptr : grad_out_[i - 1];
-  layers_[i]->backward(be_, N, in, out_[i], grad_out_[i], dx);
+  Layer& l = *layers_[i];
+  if (l.is_view()) return;
+  const void* in = i == 0 ? input_ : out_[i - 1];
+  void* dx = i == 0 ? nullptr : grad_out_[i - 1];
+  if (is16())
+    l.backward16(be_, N, precision_, static_cast<const uint16_t*>(in),
+                 static_cast<const uint16_t*>(out_[i]),
+                 static_cast<const uint16_t*>(grad_out_[i]), static_cast<uint16_t*>(dx));
+  else
+    l.backward(be_, N, static_cast<const float*>(in), static_cast<const float*>(out_[i]),
+               static_cast<const float*>(grad_out_[i]), static_cast<float*>(dx));
 }
 
 void Model::forward(int N, const float* x, const PassContext& pass) {
@@ -263,7 +304,10 @@ void Model::forward(int N, const float* x, const PassContext& pass) {
   for (size_t i = 0; i < layers_.size(); ++i) forward_layer(i, N, x, pass);
 }
 
-void Model::backward(int N) {
+void Model::backward(int N, const float* loss_scale) {
+  if (is16())  // the loss wrote fp32 dlogits: stored in 16 bits, scaled on the way
+    be_.round_to_16bit(precision_, size_t(N) * size_t(spec_.classes), dlogits32_.get(),
+                       loss_scale, static_cast<uint16_t*>(grad_out_.back()));
   for (size_t i = layers_.size(); i-- > 0;) backward_layer(i, N);
 }
 

@@ -1,5 +1,7 @@
 // A model built from a spec: its layers, one parameter arena (so one optimizer call updates every
-// parameter), and the activation and gradient buffers between layers, sized for max_batch.
+// parameter), and the activation and gradient buffers between layers, sized for max_batch. With a
+// 16-bit precision (core/precision.hpp) those buffers hold bf16 or fp16 values; parameters,
+// their gradients, the logits the loss reads and their gradient stay fp32.
 #pragma once
 
 #include <memory>
@@ -15,24 +17,31 @@ namespace pcnn {
 class Model {
  public:
   // Builds the (fused, unless fuse_layers is false) model; parameters drawn from seed.
-  Model(Backend& be, const ModelSpec& spec, int max_batch, uint64_t seed, bool fuse_layers = true);
+  Model(Backend& be, const ModelSpec& spec, int max_batch, uint64_t seed, bool fuse_layers = true,
+        Precision precision = Precision::F32);
 
   const ModelSpec& spec() const { return spec_; }  // as built (fused)
   int max_batch() const { return max_batch_; }
   FeatureShape input_shape() const { return {spec_.in_c, spec_.in_h, spec_.in_w}; }
   int classes() const { return spec_.classes; }
   const SoftmaxCrossEntropy& loss() const { return loss_; }
+  Precision precision() const { return precision_; }
 
   // x (N, in) -> logits(); x must stay valid until backward. Inference unless pass says training.
   void forward(int N, const float* x, const PassContext& pass = {});
-  // From dlogits() back to every parameter gradient (overwritten).
-  void backward(int N);
+  // From dlogits() back to every parameter gradient (overwritten). loss_scale (device memory, or
+  // nullptr for 1): what a 16-bit model multiplies dlogits by as it stores them in 16 bits, so
+  // the parameter gradients come out scaled by it (fp16's loss scale; ignored in fp32).
+  void backward(int N, const float* loss_scale = nullptr);
   // One layer at a time, for the bench's per-layer breakdown (forward(i) after forward(i-1)).
   void forward_layer(size_t i, int N, const float* x, const PassContext& pass = {});
   void backward_layer(size_t i, int N);
 
-  float* logits() const { return out_.back(); }
-  float* dlogits() const { return grad_out_.back(); }
+  // fp32 whatever the precision: the loss reads the one and writes the other.
+  float* logits() const { return is16() ? logits32_.get() : static_cast<float*>(out_.back()); }
+  float* dlogits() const {
+    return is16() ? dlogits32_.get() : static_cast<float*>(grad_out_.back());
+  }
 
   size_t param_count() const { return params_.size(); }
   float* params() const { return params_.get(); }
@@ -52,6 +61,7 @@ class Model {
   double backward_flops(int N) const;
 
  private:
+  bool is16() const { return precision_ != Precision::F32; }
   void allocate(const std::vector<float>& host_params, const std::vector<float>& host_state);
   size_t device_bytes(size_t param_count) const;  // what allocate() asks the backend for
   std::string memory_message(size_t param_count, const std::string& cause) const;
@@ -59,15 +69,20 @@ class Model {
   Backend& be_;
   ModelSpec spec_;
   int max_batch_;
+  Precision precision_;
   std::vector<std::unique_ptr<Layer>> layers_;
   SoftmaxCrossEntropy loss_;
   DeviceArray<float> params_, grads_;
   DeviceArray<float> state_;                  // non-trained state (Layer::state_count)
-  std::vector<DeviceArray<float>> buffers_;   // layer outputs
-  DeviceArray<float> grad_buffers_[2];        // output gradients, used in turn going back
-  DeviceArray<float> workspace_;              // Layer::bind_workspace
-  std::vector<float*> out_, grad_out_;        // per layer (views alias their input)
-  const float* input_ = nullptr;
+  std::vector<DeviceArray<uint8_t>> buffers_;  // layer outputs, in the storage precision
+  DeviceArray<uint8_t> grad_buffers_[2];       // output gradients, used in turn going back
+  DeviceArray<float> workspace_;               // Layer::bind_workspace
+  std::vector<void*> out_, grad_out_;          // per layer (views alias their input)
+  const void* input_ = nullptr;
+  // 16-bit models only: the input rounded, the logits widened and their gradient, and the
+  // layers' staging floats (Layer::bind_staging).
+  DeviceArray<uint16_t> input16_;
+  DeviceArray<float> logits32_, dlogits32_, staging_;
 };
 
 // Initial parameters of a spec (host), as Model draws them: the same for fused and unfused.
@@ -86,15 +101,21 @@ struct ActivationBytes {
   size_t kept = 0;       // what the layers keep themselves (Layer::kept_bytes_per_sample)
   size_t gradients = 0;  // two output-gradient buffers used in turn, each of the largest output
   size_t workspace = 0;  // one transient workspace every layer shares: the largest need
-  size_t total() const { return outputs + kept + gradients + workspace; }
+  // 16-bit models: the rounded input, fp32 logits and their gradient, and the staging floats
+  // of the layer with the largest need (transient, like the workspace)
+  size_t conversion = 0;
+  size_t total() const { return outputs + kept + gradients + workspace + conversion; }
 };
-ActivationBytes activation_bytes(const std::vector<std::unique_ptr<Layer>>& layers);
+// outputs and gradients in the precision's storage bytes (core/precision.hpp).
+ActivationBytes activation_bytes(const std::vector<std::unique_ptr<Layer>>& layers,
+                                 Precision precision = Precision::F32);
 
 // One layer's own share of that: its output and what it keeps (not the shared buffers).
-size_t layer_activation_bytes(const Layer& layer);
+size_t layer_activation_bytes(const Layer& layer, Precision precision = Precision::F32);
 
 // The activation bytes one image keeps for backward in the whole model: of the fused layers as
 // Model builds them, or (fused = false) of the spec's layers one by one, for the comparison.
-size_t activation_bytes_per_image(const ModelSpec& spec, bool fused = true);
+size_t activation_bytes_per_image(const ModelSpec& spec, bool fused = true,
+                                  Precision precision = Precision::F32);
 
 }  // namespace pcnn

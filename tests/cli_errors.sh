@@ -38,6 +38,8 @@ expect_error 2 "unknown optimizer 'rmsprop'" train --optimizer rmsprop --epochs 
 expect_error 2 "unknown learning-rate schedule 'step'" train --lr-schedule step --epochs 1
 expect_error 2 "--lr-decay: applies to --lr-schedule exp only" train --lr-schedule cosine --lr-decay 0.5
 expect_error 2 "unknown recipe 'slow' (known: fast)" train --recipe slow
+expect_error 2 "unknown precision 'fp8'" train --precision fp8
+expect_error 2 "unknown precision 'half'" bench --precision half
 expect_error 2 "--recipe: a checkpoint already holds its run's settings" train --recipe fast --resume "$tmp/x.ckpt"
 expect_error 2 "--backend: takes one backend" train --backends serial,openmp
 expect_error 2 "--load is required" eval

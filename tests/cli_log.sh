@@ -45,6 +45,25 @@ else
   fail "--recipe fast: $(head -1 "$tmp/fast"); rates $(cut -d, -f6 "$tmp/fast.csv" | tr '\n' ' ')"
 fi
 
+# --precision: named in the header and the recipe a saved model keeps; the memory line says what
+# the 16-bit storage takes; a checkpoint resumes in it, and refuses another precision.
+"$pcnn" train --backend serial --model mlp --precision fp16 --epochs 1 --limit 256 \
+  --save "$tmp/half.pcnn" --checkpoint "$tmp/half.ckpt" >"$tmp/half" || fail "train --precision fp16 exited $?"
+if grep -q "^pcnn train: mlp on .*, activations in fp16 (dynamic loss scale)$" "$tmp/half" &&
+   grep -q "in fp16 the layer outputs and gradients take" "$tmp/half" &&
+   grep -qa "epochs, activations fp16" "$tmp/half.pcnn"; then
+  ok "--precision fp16: header, memory line, saved recipe"
+else
+  fail "--precision fp16: $(cat "$tmp/half")"
+fi
+"$pcnn" train --backend serial --model mlp --precision bf16 --epochs 1 --limit 256 \
+  --resume "$tmp/half.ckpt" >"$tmp/half_resume" 2>&1
+if [ $? -eq 2 ] && grep -q -- "--precision" "$tmp/half_resume"; then
+  ok "--resume of an fp16 checkpoint refuses --precision bf16"
+else
+  fail "resume with another precision: $(cat "$tmp/half_resume")"
+fi
+
 # No number in shortened scientific form like 1.23457e+06 (six digits: not a round trip).
 if grep -qE '[0-9]\.[0-9]{5}e[+-]' "$tmp/log.csv"; then fail "six-digit numbers in the log"; else ok "no six-digit scientific numbers"; fi
 

@@ -16,7 +16,11 @@ constexpr size_t kGuard = 256;          // bytes on each side of a tensor: keeps
 constexpr uint8_t kGuardByte = 0xA5;    // as a float: -2.9e-16, nothing a kernel writes
 constexpr uint32_t kPoisonBits = 0x7fc00000u;  // quiet NaN (and a nonsense int32)
 
-size_t element_size(DType t) { return t == DType::U8 ? 1 : 4; }
+size_t element_size(DType t) {
+  return t == DType::U8 ? 1 : t == DType::U16 || t == DType::BF16 || t == DType::F16 ? 2 : 4;
+}
+bool is_16bit_value(DType t) { return t == DType::BF16 || t == DType::F16; }
+Precision precision_of(DType t) { return t == DType::BF16 ? Precision::BF16 : Precision::F16; }
 size_t image_size(const TensorSpec& s) {
   return 2 * kGuard + (s.offset + s.size) * element_size(s.type);
 }
@@ -39,6 +43,12 @@ std::vector<uint8_t> device_image(const TensorSpec& s) {
     } else if (s.type == DType::I32) {
       const int32_t v = int32_t(s.init[i]);
       std::memcpy(body + 4 * i, &v, 4);
+    } else if (s.type == DType::U16) {
+      const uint16_t v = uint16_t(s.init[i]);
+      std::memcpy(body + 2 * i, &v, 2);
+    } else if (is_16bit_value(s.type)) {
+      const uint16_t v = round_to_storage(precision_of(s.type), s.init[i]);
+      std::memcpy(body + 2 * i, &v, 2);
     } else {
       body[i] = uint8_t(s.init[i]);
     }
@@ -55,6 +65,14 @@ std::vector<float> as_floats(const TensorSpec& s, const uint8_t* body) {
       int32_t x;
       std::memcpy(&x, body + 4 * i, 4);
       v[i] = float(x);
+    } else if (s.type == DType::U16) {
+      uint16_t x;
+      std::memcpy(&x, body + 2 * i, 2);
+      v[i] = float(x);
+    } else if (is_16bit_value(s.type)) {
+      uint16_t x;
+      std::memcpy(&x, body + 2 * i, 2);
+      v[i] = widen_from_storage(precision_of(s.type), x);
     } else {
       v[i] = float(body[i]);
     }
@@ -115,6 +133,12 @@ uint8_t* DeviceTensors::u8(const std::string& name) const {
   return mem_[i].get() + body_start(specs_[i]);
 }
 
+uint16_t* DeviceTensors::u16(const std::string& name) const {
+  const size_t i = index(name);
+  PCNN_CHECK(element_size(specs_[i].type) == 2, "op case tensor '" << name << "' is not 16-bit");
+  return reinterpret_cast<uint16_t*>(mem_[i].get() + body_start(specs_[i]));
+}
+
 const TensorSpec& DeviceTensors::spec(const std::string& name) const {
   return specs_[index(name)];
 }
@@ -150,7 +174,8 @@ std::vector<Output> DeviceTensors::outputs(std::string* problems) const {
       damage = "changed its input " + s.name;
     if (problems && !damage.empty()) *problems += (problems->empty() ? "" : "; ") + damage;
     if (s.role == Role::Out || s.role == Role::InOut)
-      outs.push_back({s.name, as_floats(s, image.data() + body_start(s)), s.type != DType::F32});
+      outs.push_back({s.name, as_floats(s, image.data() + body_start(s)),
+                      s.type != DType::F32 && !is_16bit_value(s.type)});
   }
   return outs;
 }

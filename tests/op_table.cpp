@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <sstream>
 
 #include "core/activation_math.hpp"
 #include "core/augment_math.hpp"
+#include "core/check.hpp"
 #include "core/pool_math.hpp"
 #include "tests/compare.hpp"
 
@@ -1451,6 +1453,102 @@ void add_linear(std::vector<OpCase>& t, int B) {
   }
 }
 
+// ---- the fused ops on 16-bit activations -----------------------------------------------------------
+
+// An fp32 fused case as its 16-bit form: x, y, dy and dx stored in precision p (inputs drawn as
+// before, then rounded to it), the staging floats the defaults widen into, no gradient check
+// (finite differences of 16-bit values say nothing), the precision's tolerance.
+OpCase sixteen_bit(OpCase c, Precision prec) {
+  static const std::pair<Op, Op> kForms[] = {
+      {Op::conv2d_fused_forward, Op::conv2d_fused_forward_16},
+      {Op::conv2d_fused_backward, Op::conv2d_fused_backward_16},
+      {Op::linear_forward, Op::linear_forward_16},
+      {Op::linear_backward, Op::linear_backward_16}};
+  const auto form = std::find_if(std::begin(kForms), std::end(kForms),
+                                 [&](const auto& f) { return f.first == c.op; });
+  PCNN_CHECK(form != std::end(kForms), "no 16-bit form of " << op_name(c.op));
+  c.op = form->second;
+  c.name = std::string(precision_name(prec)) + " " + c.name;
+  c.p.precision = prec;
+  c.tol = prec == Precision::BF16 ? kStorageBf16 : kStorageFp16;
+  c.grad.reset();
+  const bool backward = c.op == Op::conv2d_fused_backward_16 || c.op == Op::linear_backward_16;
+  c.tensors = [base = c.tensors, prec, backward](const OpParams& p, Rng& r) {
+    std::vector<TensorSpec> v = base(p, r);
+    size_t staged = 0;  // x and y, as the contract sizes the staging
+    for (TensorSpec& t : v) {
+      if (t.name != "x" && t.name != "y" && t.name != "dy" && t.name != "dx") continue;
+      t.type = prec == Precision::BF16 ? DType::BF16 : DType::F16;
+      if (t.name == "x" || t.name == "y") staged += t.size;
+    }
+    v.push_back(scratch("staging", backward ? 2 * staged : staged));
+    return v;
+  };
+  c.bytes /= 2;  // roughly: the activations move in half the bytes, the weights do not
+  switch (c.op) {
+    case Op::conv2d_fused_forward_16:
+      c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
+        be.conv2d_fused_forward_16(p.precision, p.conv, p.epi, t.u16("x"), t.f("w"), t.f("b"),
+                                   kept_of(p, t), t.f("scratch"), t.f("staging"), t.u16("y"));
+      };
+      break;
+    case Op::conv2d_fused_backward_16:
+      c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
+        be.conv2d_fused_backward_16(p.precision, p.conv, p.epi, t.u16("x"), t.f("w"),
+                                    kept_of(p, t), t.u16("y"), t.u16("dy"), t.f("scratch"),
+                                    t.f("staging"), p.want_dx ? t.u16("dx") : nullptr,
+                                    t.f("dw"), t.f("db"));
+      };
+      break;
+    case Op::linear_forward_16:
+      c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
+        be.linear_forward_16(p.precision, p.N, p.in, p.out, p.act, t.u16("x"), t.f("w"),
+                             t.f("b"), t.f("staging"), t.u16("y"));
+      };
+      break;
+    default:
+      c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
+        be.linear_backward_16(p.precision, p.N, p.in, p.out, p.act, t.u16("x"), t.f("w"),
+                              t.u16("y"), t.u16("dy"), t.f("scratch"), t.f("staging"),
+                              p.want_dx ? t.u16("dx") : nullptr, t.f("dw"),
+                              p.with_bias ? t.f("db") : nullptr);
+      };
+  }
+  return c;
+}
+
+void add_fused_16(std::vector<OpCase>& t, int B) {
+  for (Precision prec : {Precision::BF16, Precision::F16}) {
+    // Every epilogue on a small layer, both backward forms; the linear layers' shapes.
+    const Conv2dShape small = conv_shape(2, 3, 8, 9, 4, 3, 3, 1, 1);
+    for (Activation a : all_activations())
+      for (PoolKind k : all_pool_kinds()) {
+        t.push_back(sixteen_bit(fused_forward("every epilogue", small, epilogue(a, k), false), prec));
+        for (bool want_dx : {true, false})
+          t.push_back(sixteen_bit(fused_backward("every epilogue", small, epilogue(a, k), want_dx,
+                                                 false), prec));
+      }
+    t.push_back(sixteen_bit(fused_forward("stride 2", conv_shape(2, 16, 11, 11, 24, 3, 3, 2, 1),
+                                          epilogue(Activation::Tanh, PoolKind::None), false),
+                            prec));
+    for (const Dense& d : {Dense{"ragged", 7, 13, 9, Activation::Sigmoid},
+                           Dense{"lenet5 fc1", 64, 400, 120, Activation::ReLU}}) {
+      t.push_back(sixteen_bit(linear_forward(d, false), prec));
+      t.push_back(sixteen_bit(linear_backward(d, true, true, false), prec));
+      t.push_back(sixteen_bit(linear_backward(d, false, false, false), prec));
+    }
+    // The models' layers at the perf batch, as they train (a first layer wants no dx).
+    for (const Layer& l : model_conv_layers(B)) {
+      t.push_back(sixteen_bit(fused_forward(l.name, l.s, l.epi, true), prec));
+      t.push_back(sixteen_bit(fused_backward(l.name, l.s, l.epi, l.s.C > 1, true), prec));
+    }
+    for (const Dense& d : model_dense_layers(B)) {
+      t.push_back(sixteen_bit(linear_forward(d, true), prec));
+      t.push_back(sixteen_bit(linear_backward(d, d.name != "mlp fc1", true, true), prec));
+    }
+  }
+}
+
 // ---- numerical faults ------------------------------------------------------------------------------
 
 
@@ -1469,7 +1567,14 @@ OpCase check_step_case(const std::string& name, size_t n, const StepCheckArgs& a
                        double(n) * a.calls, 4.0 * n * a.calls, perf);
   c.tensors = [](const OpParams& p, Rng& r) {
     const StepCheckArgs& a = p.check;
-    std::vector<float> hyper = {0.05f, 0.9f, 5e-4f, 0.9f, 0.999f, 1e-8f, 0.5f};  // skip: neither
+    // skip: neither 0 nor 1; the loss scale static at 4, or dynamic at the edge of a move
+    std::vector<float> hyper = hyper_values(0.05f, 0.9f, 5e-4f, 0.9f, 0.999f, 1e-8f, 0.5f, 4.f);
+    hyper[kHyperGradUnscale] = 0.5f;  // rewritten by every call
+    if (a.dynamic_scale) {
+      hyper[kHyperLossScale] = 1024.f;
+      hyper[kHyperScaleGoodSteps] = kLossScaleInterval - 2;  // the second finite call doubles
+      hyper[kHyperScaleInterval] = kLossScaleInterval;
+    }
     std::vector<TensorSpec> v = {in("grads", with_faults(uniform(r, p.n), a.faults)),
                                  inout("step", {1233.f}, DType::I32),
                                  inout("metrics", metrics_before_check(a.step_loss)),
@@ -1524,6 +1629,15 @@ void add_check_step(std::vector<OpCase>& t, int) {
   t.push_back(unaligned(check_step_case("NaN at 9001 unaligned", 10007,
                                         faults_at({{9001, nan}}), false),
                         {"grads"}));
+  // fp16's dynamic loss scale: two finite steps reach the interval and double it; a fault halves
+  // it and starts the count again
+  for (StepCheckArgs a : {then_at(faults_at({}), {}), then_at(faults_at({}), {{7, nan}}),
+                          then_at(faults_at({{7000, inf}}), {})}) {
+    a.dynamic_scale = true;
+    const std::string name = a.faults.empty() ? (a.faults2.empty() ? "finite twice" : "finite then faulty")
+                                              : "faulty then finite";
+    t.push_back(check_step_case(name + ", dynamic loss scale", 10007, a, false));
+  }
 }
 
 // ---- optimizers ------------------------------------------------------------------------------------
@@ -1538,6 +1652,90 @@ void add_optimizers(std::vector<OpCase>& t, int) {
     t.push_back(optimizer_case(op, 10007, 2, false, true));
     t.push_back(unaligned(optimizer_case(op, 10007, 1, false, true),
                           {"params", "grads", "velocity", "m", "v"}));
+    // gradients that carry a loss scale of 8: each is multiplied by 1/8 first
+    OpCase c = optimizer_case(op, 10007, 2, false);
+    c.p.loss_scale = 8.f;
+    c.name += " loss scale 8";
+    t.push_back(c);
+  }
+}
+
+// ---- 16-bit storage ---------------------------------------------------------------------------
+
+// Floats for round_to_16bit: random values over many binades, with the cases a conversion gets
+// wrong: zeros, infinities, NaN, ties at both precisions' rounding bits, fp16's overflow edge
+// (65504 stays, 65520 rounds to infinity), its subnormals and the float subnormals under them.
+std::vector<float> rounding_inputs(Rng& r, size_t n) {
+  std::vector<float> v = uniform(r, n, -3.f, 3.f);
+  for (size_t i = 0; i < n; i += 3) v[i] = std::ldexp(v[i], int(r.next_u64() % 60) - 40);
+  const float special[] = {0.f, -0.f, INFINITY, -INFINITY, std::nanf(""), 65504.f, 65519.f,
+                           65520.f, -65536.f, 6.1035156e-5f, 5.9604645e-8f, 2.9802322e-8f,
+                           2.9802326e-8f, 1e-40f, -3e-39f, 3.4028235e38f,
+                           1.f + 1.f / 256,        // a bf16 tie, rounds to even (1)
+                           1.f + 3.f / 256,        // a bf16 tie, rounds to even (up)
+                           1.f + 1.f / 2048,       // an fp16 tie
+                           1.f + 3.f / 2048, 1.00000012f, -1.f - 1.f / 128};
+  for (size_t i = 0; i < sizeof special / sizeof special[0] && 7 * i < n; ++i)
+    v[7 * i] = special[i];
+  return v;
+}
+
+// Every finite 16-bit pattern of a precision, once (widen_16bit: no output may be non-finite).
+std::vector<float> finite_patterns(Precision p) {
+  std::vector<float> v;
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const uint32_t exp_mask = p == Precision::BF16 ? 0x7f80u : 0x7c00u;
+    if ((h & exp_mask) != exp_mask) v.push_back(float(h));
+  }
+  return v;
+}
+
+OpCase round_case(Precision prec, size_t n, float scale, bool perf) {
+  OpParams p;
+  p.n = n; p.precision = prec; p.loss_scale = scale;
+  std::string name = std::string(precision_name(prec)) + " n" + std::to_string(n);
+  if (scale != 1.f) name += " scale " + std::to_string(int(scale));
+  OpCase c = make_case(Op::round_to_16bit, name, p, kExact, double(n), 6.0 * n, perf);
+  c.tensors = [](const OpParams& p, Rng& r) {
+    std::vector<TensorSpec> v = {in("x", rounding_inputs(r, p.n)), out("y", p.n, DType::U16)};
+    if (p.loss_scale != 1.f) v.push_back(in("scale", {p.loss_scale}));
+    return v;
+  };
+  c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
+    be.round_to_16bit(p.precision, p.n, t.f("x"), p.loss_scale != 1.f ? t.f("scale") : nullptr,
+                      t.u16("y"));
+  };
+  return c;
+}
+
+OpCase widen_case(Precision prec, size_t n, bool perf) {
+  OpParams p;
+  p.n = n; p.precision = prec;
+  OpCase c = make_case(Op::widen_16bit, std::string(precision_name(prec)) + " n" +
+                                            std::to_string(n),
+                       p, kExact, double(n), 6.0 * n, perf);
+  c.tensors = [](const OpParams& p, Rng& r) {
+    std::vector<float> all = finite_patterns(p.precision), bits(p.n);
+    for (size_t i = 0; i < p.n; ++i)  // every pattern when n covers them, else a random draw
+      bits[i] = p.n >= all.size() ? all[i % all.size()] : all[r.next_u64() % all.size()];
+    return std::vector<TensorSpec>{in("x", bits, DType::U16), out("y", p.n)};
+  };
+  c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
+    be.widen_16bit(p.precision, p.n, t.u16("x"), t.f("y"));
+  };
+  return c;
+}
+
+void add_storage16(std::vector<OpCase>& t, int B) {
+  for (Precision prec : {Precision::BF16, Precision::F16}) {
+    t.push_back(round_case(prec, 1237, 1.f, false));
+    t.push_back(round_case(prec, 1237, 32768.f, false));  // fp16's initial loss scale
+    t.push_back(unaligned(round_case(prec, 1237, 1.f, false), {"x", "y"}));
+    t.push_back(widen_case(prec, 65536, false));
+    t.push_back(unaligned(widen_case(prec, 1237, false), {"x", "y"}));
+    // LeNet-5's first activation at the perf batch, stored and read back
+    t.push_back(round_case(prec, size_t(B) * 6 * 14 * 14, 1.f, true));
+    t.push_back(widen_case(prec, size_t(B) * 6 * 14 * 14, true));
   }
 }
 
@@ -1615,7 +1813,8 @@ OpCase optimizer_case(Op op, size_t n, int steps, bool perf, bool skip) {
       return std::vector<TensorSpec>{
           inout("params", uniform(r, p.n)), in("grads", uniform(r, p.n)),
           inout("m", uniform(r, p.n)), inout("v", uniform(r, p.n, 0.f, 1.f)),
-          in("hyper", {1e-3f, 0.f, 1e-4f, 0.9f, 0.999f, 1e-8f, p.skip ? 1.f : 0.f}),
+          in("hyper", hyper_values(1e-3f, 0.f, 1e-4f, 0.9f, 0.999f, 1e-8f, p.skip ? 1.f : 0.f,
+                                   p.loss_scale)),
           inout("step", {0.f}, DType::I32)};
     };
     c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
@@ -1629,8 +1828,9 @@ OpCase optimizer_case(Op op, size_t n, int steps, bool perf, bool skip) {
     c.tensors = [](const OpParams& p, Rng& r) {
       return std::vector<TensorSpec>{inout("params", uniform(r, p.n)), in("grads", uniform(r, p.n)),
                                      inout("velocity", uniform(r, p.n)),
-                                     in("hyper", {0.05f, 0.9f, 5e-4f, 0.9f, 0.999f, 1e-8f,
-                                                  p.skip ? 1.f : 0.f})};
+                                     in("hyper", hyper_values(0.05f, 0.9f, 5e-4f, 0.9f, 0.999f,
+                                                              1e-8f, p.skip ? 1.f : 0.f,
+                                                              p.loss_scale))};
     };
     c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
       for (int s = 0; s < p.steps; ++s)
@@ -1657,6 +1857,8 @@ std::vector<OpCase> op_table(int perf_batch) {
   add_linear(t, perf_batch);
   add_dropout(t, perf_batch);
   add_global_pool(t, perf_batch);
+  add_storage16(t, perf_batch);
+  add_fused_16(t, perf_batch);
   // A perf case that is also a test case (a model's layer at batch 64) is one case, timed.
   std::vector<OpCase> unique;
   for (OpCase& c : t) {
@@ -1668,9 +1870,24 @@ std::vector<OpCase> op_table(int perf_batch) {
   return unique;
 }
 
+// The 16-bit forms of the backward ops are not among them: finite differences of 16-bit values
+// measure the rounding, and each is checked against serial's 16-bit form, which is the fp32
+// op (whose gradient is checked) between conversions.
 bool has_gradient(Op op) {
-  return std::string(op_name(op)).find("_backward") != std::string::npos ||
+  const std::string name = op_name(op);
+  if (name.size() > 3 && name.compare(name.size() - 3, 3, "_16") == 0) return false;
+  return name.find("_backward") != std::string::npos ||
          op == Op::softmax_cross_entropy;  // the loss returns its own gradient
+}
+
+std::vector<float> hyper_values(float lr, float momentum, float weight_decay, float beta1,
+                                float beta2, float eps, float skip, float loss_scale) {
+  std::vector<float> h(kHyperCount, 0.f);
+  h[kHyperLr] = lr; h[kHyperMomentum] = momentum; h[kHyperWeightDecay] = weight_decay;
+  h[kHyperBeta1] = beta1; h[kHyperBeta2] = beta2; h[kHyperEps] = eps; h[kHyperSkip] = skip;
+  h[kHyperLossScale] = loss_scale;
+  h[kHyperGradUnscale] = 1.f / loss_scale;
+  return h;
 }
 
 std::vector<float> metrics_before_check(float step_loss) {

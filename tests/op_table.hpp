@@ -37,9 +37,20 @@ inline constexpr Tolerance kElementwise{
 inline constexpr Tolerance kSum{
     2e-5, "fp32 sums in another order differ by ~sqrt(terms) ulp (~1e-6 here); a wrong index "
           "or a missing term gives 1e-2 and more"};
+// The 16-bit fused ops: outputs rounded to bf16 or fp16 after fp32 sums. An fp32 result another
+// order moves by an ulp lands on the other side of a rounding boundary now and then, and that
+// element then stores one 16-bit step apart: 2^-8 relative in bf16, 2^-11 in fp16 (at most that
+// in the normalised error even if every element moved). A wrong index, a missing conversion or
+// a value left in the other 16-bit format is off by 1e-2 and more.
+inline constexpr Tolerance kStorageBf16{
+    4e-3, "bf16 outputs: an fp32 sum an ulp off may store one bf16 step (2^-8) apart"};
+inline constexpr Tolerance kStorageFp16{
+    5e-4, "fp16 outputs: an fp32 sum an ulp off may store one fp16 step (2^-11) apart"};
 
 // ---- a case's tensors, on the host --------------------------------------------------------
-enum class DType { F32, I32, U8 };
+// U16: 16-bit patterns compared exactly; BF16, F16: values stored in that precision (initial
+// values rounded to it on upload, read back widened, compared with the case's tolerance).
+enum class DType { F32, I32, U8, U16, BF16, F16 };
 enum class Role {
   In,       // uploaded, not compared
   Out,      // NaN-poisoned, written by the op, compared
@@ -76,6 +87,7 @@ class DeviceTensors {
   float* f(const std::string& name) const;
   int32_t* i32(const std::string& name) const;
   uint8_t* u8(const std::string& name) const;
+  uint16_t* u16(const std::string& name) const;
   const TensorSpec& spec(const std::string& name) const;
   // New host values for an input (finite differences perturb one element), uploaded now.
   void set(const std::string& name, const std::vector<float>& values);
@@ -133,6 +145,7 @@ struct StepCheckArgs {
   float step_loss = 0.75f;                        // metrics[kMetricStepLoss] before the call
   int calls = 1;                                  // 2: again on "grads2" at the next step
   std::vector<std::pair<size_t, float>> faults2;  // grads2's
+  bool dynamic_scale = false;  // the loss scale dynamic, one finite step short of doubling
 };
 
 // Every op's parameters; a case sets the ones its op reads.
@@ -159,6 +172,9 @@ struct OpParams {
   float eps = 1e-5f, momentum = 0.1f;  // batchnorm_* (N, C, HW above)
   DropoutArgs dropout;                // dropout_*
   AugmentArgs augment;                // augment_batch
+  Precision precision = Precision::BF16;  // round_to_16bit, widen_16bit
+  float loss_scale = 1.f;             // round_to_16bit's scale (1: nullptr); optimizers'
+                                      // GradUnscale is its inverse
 };
 
 using Launch = std::function<void(Backend&, const OpParams&, const DeviceTensors&)>;
@@ -204,6 +220,11 @@ std::vector<OpCase> op_table(int perf_batch = 64);
 // The metrics before a check_step: the epoch's sums, this step's loss and correct count, no
 // fault (the op's table cases and its core tests start from it).
 std::vector<float> metrics_before_check(float step_loss);
+
+// A hyper array (kHyperCount floats, core/contract_types.hpp) as the optimizer writes it; the
+// loss scale's slots static at `loss_scale` unless check_step cases set them.
+std::vector<float> hyper_values(float lr, float momentum, float weight_decay, float beta1,
+                                float beta2, float eps, float skip, float loss_scale = 1.f);
 
 // Builders the kernel lab shares for shapes outside the table (too large for a CPU test).
 OpCase gemm_case(const std::string& name, const GemmArgs& g, bool perf);

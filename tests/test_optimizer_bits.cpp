@@ -25,6 +25,7 @@ std::vector<float> after_updates(Backend& be, bool adam) {
   hyper[kHyperBeta1] = 0.9f;
   hyper[kHyperBeta2] = 0.999f;
   hyper[kHyperEps] = 1e-8f;
+  hyper[kHyperLossScale] = hyper[kHyperGradUnscale] = 1.f;
   DeviceArray<float> dp(be, p), dg(be, g), dm(be, std::vector<float>(n, 0.f)),
       dv(be, std::vector<float>(n, 0.f)), dh(be, hyper);
   DeviceArray<int32_t> step(be, std::vector<int32_t>{0});

@@ -21,6 +21,7 @@ struct Hyper {
     h[kHyperBeta1] = float(beta1);
     h[kHyperBeta2] = float(beta2);
     h[kHyperEps] = float(eps);
+    h[kHyperLossScale] = h[kHyperGradUnscale] = 1.f;
     return h;
   }
 };

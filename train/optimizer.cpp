@@ -2,6 +2,7 @@
 #include "train/optimizer.hpp"
 
 #include "core/check.hpp"
+#include "core/precision.hpp"
 
 namespace pcnn {
 
@@ -19,17 +20,45 @@ Optimizer::Optimizer(Backend& be, const Model& model, const OptimizerConfig& cfg
     state2_ = DeviceArray<float>(be, n);
     be.fill(state2_.get(), 0.f, n);
   }
-  set_learning_rate(cfg.lr);
+  host_hyper_[kHyperLr] = cfg.lr;
+  host_hyper_[kHyperMomentum] = cfg.momentum;
+  host_hyper_[kHyperWeightDecay] = cfg.weight_decay;
+  host_hyper_[kHyperBeta1] = cfg.beta1;
+  host_hyper_[kHyperBeta2] = cfg.beta2;
+  host_hyper_[kHyperEps] = cfg.eps;
+  host_hyper_[kHyperLossScale] = 1.f;  // no loss scale unless set_loss_scale says otherwise
+  host_hyper_[kHyperGradUnscale] = 1.f;
+  hyper_.upload(host_hyper_);
 }
 
+// One slot: the loss scale's slots move on the device and must not be reset between epochs.
 void Optimizer::set_learning_rate(float lr) {
-  host_hyper_ = std::vector<float>(kHyperCount, 0.f);
   host_hyper_[kHyperLr] = lr;
-  host_hyper_[kHyperMomentum] = cfg_.momentum;
-  host_hyper_[kHyperWeightDecay] = cfg_.weight_decay;
-  host_hyper_[kHyperBeta1] = cfg_.beta1;
-  host_hyper_[kHyperBeta2] = cfg_.beta2;
-  host_hyper_[kHyperEps] = cfg_.eps;
+  be_.upload(hyper_.get() + kHyperLr, &host_hyper_[kHyperLr], sizeof(float));
+}
+
+void Optimizer::set_loss_scale(float scale, bool dynamic) {
+  PCNN_CHECK(scale >= kMinLossScale && scale <= kMaxLossScale,
+             "loss scale " << scale << " is outside [" << kMinLossScale << ", " << kMaxLossScale
+                           << "]");
+  host_hyper_[kHyperLossScale] = scale;
+  host_hyper_[kHyperGradUnscale] = 1.f / scale;
+  host_hyper_[kHyperScaleGoodSteps] = 0.f;
+  host_hyper_[kHyperScaleInterval] = dynamic ? kLossScaleInterval : 0.f;
+  hyper_.upload(host_hyper_);
+}
+
+std::vector<float> Optimizer::loss_scale_state() const {
+  const std::vector<float> h = hyper_.download();
+  return {h[kHyperLossScale], h[kHyperScaleGoodSteps]};
+}
+
+void Optimizer::set_loss_scale_state(const std::vector<float>& s) {
+  PCNN_CHECK(s.size() == 2 && s[0] >= kMinLossScale && s[0] <= kMaxLossScale && s[1] >= 0.f,
+             "a bad loss scale state");
+  host_hyper_[kHyperLossScale] = s[0];
+  host_hyper_[kHyperGradUnscale] = 1.f / s[0];
+  host_hyper_[kHyperScaleGoodSteps] = s[1];
   hyper_.upload(host_hyper_);
 }
 

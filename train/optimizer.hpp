@@ -20,8 +20,14 @@ struct OptimizerConfig {
 class Optimizer {
  public:
   Optimizer(Backend& be, const Model& model, const OptimizerConfig& cfg);
-  // Writes the hyper-parameters (with this learning rate) to the device; between steps only.
+  // Writes the learning rate to the device; between steps only.
   void set_learning_rate(float lr);
+  // The loss scale (core/precision.hpp; 1 and static unless set): what the model multiplies the
+  // loss gradient by, and the update divides by; dynamic: check_step moves it. Between steps.
+  void set_loss_scale(float scale, bool dynamic);
+  // {scale, finite steps since it last moved}, for checkpoints (waits for the device).
+  std::vector<float> loss_scale_state() const;
+  void set_loss_scale_state(const std::vector<float>& s);
   // One update of every parameter from its gradient; step is the device-side step counter.
   void step(const int32_t* step_counter);
   const OptimizerConfig& config() const { return cfg_; }

@@ -28,6 +28,9 @@ Trainer::Replica::Replica(Backend& b, Model& m, const Dataset& train, const Norm
       x(b, size_t(shard_batch) * m.input_shape().size()), metrics(b, kMetricCount),
       labels(b, size_t(shard_batch)), data_counter(b, 1) {
   data_counter.upload({rank});
+  // fp16 keeps small gradients above its subnormals with a dynamic loss scale; bf16 has fp32's
+  // range and needs none.
+  if (m.precision() == Precision::F16) optimizer.set_loss_scale(kInitialLossScale, true);
   // The step's check reads the step slots: they start at zero even when step() runs before
   // any train_epoch (tests, the bench).
   b.fill(metrics.get(), 0.f, kMetricCount);

@@ -28,7 +28,7 @@ void Trainer::run_local_step(Replica& r, bool with_update) {
   // slots of r.metrics, which check_step moves to the epoch's if the step is finite
   r.model.loss().forward_backward(r.be, N, r.model.logits(), r.labels.get(), r.model.dlogits(),
                                   r.metrics.get() + kMetricStepLoss);
-  r.model.backward(N);
+  r.model.backward(N, r.optimizer.hyper() + kHyperLossScale);
   // check and update before the counter moves: Adam's t and the faulty step's number are read
   // from it when R == 1
   if (with_update) update(r);

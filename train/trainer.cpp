@@ -93,13 +93,18 @@ StepProgress Trainer::progress(int epoch, int step) const {
     p.skipped_steps = int64_t(m[kMetricBadSteps]);
     p.first_fault.step = unpack_u32(&m[kMetricFirstBadStep]);
     p.first_fault.grad_index = int64_t(unpack_u32(&m[kMetricFirstBadGrad])) - 1;
+    if (replicas_[i]->model.precision() == Precision::F16)
+      p.loss_scale = replicas_[i]->optimizer.loss_scale_state()[0];
   }
   p.images = int64_t(step - p.skipped_steps) * cfg_.batch;  // the loss sums cover these only
   return p;
 }
 
+// Under a dynamic loss scale (fp16) a step that overflowed is how the scale finds its level:
+// a fault only once the scale can go no lower.
 bool Trainer::new_fault(const StepProgress& p) const {
-  return cfg_.on_nan == NanPolicy::Stop && p.skipped_steps > faults_reported_;
+  return cfg_.on_nan == NanPolicy::Stop && p.skipped_steps > faults_reported_ &&
+         p.loss_scale <= kMinLossScale;
 }
 
 EpochStats Trainer::train_epoch(int epoch) {
@@ -149,6 +154,7 @@ EpochStats Trainer::train_epoch(int epoch) {
   st.skipped_steps = end.skipped_steps;
   st.first_fault = end.first_fault;
   st.fault_stop = new_fault(end);
+  st.loss_scale = end.loss_scale;
   // Over the steps kept; NaN when every step was skipped.
   const double n = double(end.images);
   st.train_loss = n > 0 ? end.loss_sum / n : std::nan("");

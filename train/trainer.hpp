@@ -65,6 +65,9 @@ struct EpochStats {
   StepFault first_fault;      // the first of them
   bool fault_stop = false;    // NanPolicy::Stop saw a new fault (stopped: before the last step)
   double val_loss = NAN, val_accuracy = NAN;  // on the held-out validation set (NaN: none)
+  // fp16: the dynamic loss scale at the epoch's end; its overflowing steps are among the
+  // skipped ones, and stop a run (NanPolicy::Stop) only once the scale is at its minimum
+  float loss_scale = 1.f;
 };
 
 struct EvalResult {
@@ -84,6 +87,7 @@ struct StepProgress {
   double seconds = 0;          // since the epoch's first step
   int64_t skipped_steps = 0;   // steps of the epoch so far not applied: not finite
   StepFault first_fault;
+  float loss_scale = 1.f;      // fp16: the dynamic loss scale now (Optimizer::set_loss_scale)
 };
 using ProgressCallback = std::function<void(const StepProgress&)>;
 // After a step of train_epoch: the epoch (0-based) and the steps done in it. false stops there.
@@ -100,6 +104,7 @@ struct TrainingState {
   std::vector<float> state;             // the model's non-trained state (Model::get_state)
   std::vector<float> metrics;           // kMetricCount running sums of the epoch per replica
                                         // (core/contract_types.hpp)
+  std::vector<float> loss_scale;        // fp16: Optimizer::loss_scale_state; empty otherwise
 };
 
 class Trainer {

@@ -24,6 +24,7 @@ TrainingState Trainer::state() const {
   s.state = r0.model.get_state();
   s.moment1 = r0.optimizer.moment1();
   s.moment2 = r0.optimizer.moment2();
+  if (r0.model.precision() == Precision::F16) s.loss_scale = r0.optimizer.loss_scale_state();
   for (const auto& r : replicas_) {
     const std::vector<float> m = r->metrics.download();
     s.metrics.insert(s.metrics.end(), m.begin(), m.end());
@@ -53,6 +54,7 @@ void Trainer::restore(const TrainingState& s) {
     r.model.set_params(s.params);
     if (!s.state.empty()) r.model.set_state(s.state);
     r.optimizer.set_moments(s.moment1, s.moment2);
+    if (!s.loss_scale.empty()) r.optimizer.set_loss_scale_state(s.loss_scale);
     r.metrics.upload(std::vector<float>(metrics.begin() + i * kMetricCount,
                                         metrics.begin() + (i + 1) * kMetricCount));
     r.data_counter.upload({int32_t(s.global_step * R + i)});

@@ -134,14 +134,26 @@ std::string model_details(const ModelSpec& spec, int batch) {
   return text;
 }
 
-std::string memory_line(const Backend& be, const ModelSpec& spec, int64_t device_in_use) {
+std::string memory_line(const Backend& be, const ModelSpec& spec, int64_t device_in_use,
+                        Precision precision) {
   const MemoryUsage m = be.memory_usage();
   std::string line = "memory: peak " + binary_size(double(m.peak)) + " allocated through " +
                      be.name() + " (" + grouped(m.peak) + " bytes)";
   if (device_in_use >= 0)
     line += ", " + binary_size(double(device_in_use)) + " in use on the device (its context too)";
-  return line + "; activations kept per image " + grouped(activation_bytes_per_image(spec)) +
-         " bytes fused, " + grouped(activation_bytes_per_image(spec, false)) + " unfused";
+  line += "; activations kept per image " +
+          grouped(activation_bytes_per_image(spec, true, precision)) + " bytes fused, " +
+          grouped(activation_bytes_per_image(spec, false, precision)) + " unfused";
+  if (precision != Precision::F32) {
+    // What 16 bits halve (the layer outputs and their gradients), and the transient fp32 copies
+    // of one layer's tensors its fp32 pass works on.
+    const auto layers = build_layers(fuse(spec));
+    const ActivationBytes f32 = activation_bytes(layers), b16 = activation_bytes(layers, precision);
+    line += std::string("; in ") + precision_name(precision) + " the layer outputs and gradients " +
+            "take " + grouped(b16.outputs + b16.gradients) + " bytes (fp32: " +
+            grouped(f32.outputs + f32.gradients) + "), conversions " + grouped(b16.conversion);
+  }
+  return line;
 }
 
 }  // namespace pcnn::cli

@@ -20,6 +20,7 @@ std::string model_details(const ModelSpec& spec, int batch);
 // The memory line of pcnn train's summary: the backend's peak allocation (and, on a GPU, what the
 // whole device has in use, device_in_use >= 0), and the activation bytes kept per image by the
 // fused model and by the spec's layers unfused.
-std::string memory_line(const Backend& be, const ModelSpec& spec, int64_t device_in_use);
+std::string memory_line(const Backend& be, const ModelSpec& spec, int64_t device_in_use,
+                        Precision precision = Precision::F32);
 
 }  // namespace pcnn::cli

@@ -2,6 +2,7 @@
 // line per epoch, and optionally a CSV log, training-curve plot and saved model; checkpoints,
 // --resume, and a clean stop on SIGINT / SIGTERM (apps/pcnn/resume.cpp checks a resumed run).
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdarg>
 #include <cstdio>
@@ -44,6 +45,7 @@ struct TrainOptions {
   std::string optimizer = "adam";
   float lr = -1, momentum = 0.9f, weight_decay = 0.f, lr_decay = 0.75f;
   std::string lr_schedule = "exp";
+  std::string precision = "fp32";  // --precision: the activations' storage (core/precision.hpp)
   std::string recipe;  // --recipe: a named set of the options above (apply_recipe)
   bool no_graphs = false, quiet = false, timings = false, no_data_cache = false;
   std::string summary;  // --summary: the run summary (JSON) goes here
@@ -92,7 +94,8 @@ Replicas open_replicas(const TrainOptions& o, std::unique_ptr<Backend> first,
   }
   // Evaluation runs in larger batches than training where memory allows.
   for (auto& be : r.backends)
-    r.models.push_back(std::make_unique<Model>(*be, spec, std::max(o.batch / o.gpus, 256), o.seed));
+    r.models.push_back(std::make_unique<Model>(*be, spec, std::max(o.batch / o.gpus, 256), o.seed,
+                                               true, *find_precision(o.precision)));
   // With one GPU, --collective still routes the step through the all-reduce (a test of it).
   if (o.gpus > 1 || !o.collective.empty())
     r.collective = make_collective(r.backends[0]->name(), Replicas::pointers(r.backends),
@@ -146,6 +149,10 @@ struct EpochsResult {
 // The epoch line's note on skipped steps, and (once per epoch) a warning naming the first.
 std::string skipped_note(const EpochStats& st, const Model& model, int steps_per_epoch) {
   if (st.skipped_steps == 0) return "";
+  if (model.precision() == Precision::F16 && !st.fault_stop)  // the loss scale finding its level
+    return format("  %lld step%s skipped: loss scale now 2^%d",
+                  static_cast<long long>(st.skipped_steps), st.skipped_steps == 1 ? "" : "s",
+                  std::ilogb(st.loss_scale));  // a power of two
   const std::string what = st.first_fault.step > 0
       ? describe_fault(model, st.first_fault, steps_per_epoch)
       : "the first of them before the run was resumed";
@@ -250,7 +257,9 @@ EpochsResult train_epochs(const TrainOptions& o, Trainer& trainer, Backend& be, 
     st.elapsed_s = elapsed();
     result.eval_s += std::chrono::duration<double>(clock::now() - eval_start).count();
     const std::string skipped =
-        o.on_nan == "skip" ? skipped_note(st, model, steps) : std::string();
+        o.on_nan == "skip" || model.precision() == Precision::F16
+            ? skipped_note(st, model, steps)
+            : std::string();
     display.print(format("epoch %2d/%d  train_loss %.4f%s  test_acc %.4f  %10.0f images/s  "
                          "elapsed %.1f s%s", st.epoch, o.epochs, st.train_loss,
                          validation.c_str(), st.test_accuracy, st.images_per_s, st.elapsed_s,
@@ -276,10 +285,11 @@ std::string recipe_text(const RunSettings& r) {
   const std::string schedule = r.lr_schedule == "cosine"
                                    ? std::string("cosine schedule")
                                    : format("lr decay %g", double(r.lr_decay));
-  return format("%s, %s lr %g momentum %g weight decay %g %s, batch %d, seed %u, %d epochs%s",
+  const std::string precision = r.precision == "fp32" ? "" : ", activations " + r.precision;
+  return format("%s, %s lr %g momentum %g weight decay %g %s, batch %d, seed %u, %d epochs%s%s",
                 r.spec.name.c_str(), r.optimizer.c_str(), double(r.lr), double(r.momentum),
                 double(r.weight_decay), schedule.c_str(), r.batch, r.seed, r.epochs,
-                augment.c_str());
+                augment.c_str(), precision.c_str());
 }
 
 // With --resume: the checkpoint's settings replace the options' (which may only repeat them);
@@ -295,6 +305,7 @@ void adopt_checkpoint(TrainOptions& o, const Checkpoint& c, const CLI::App& cmd)
   check.same("--weight-decay", o.weight_decay, r.weight_decay);
   check.same("--lr-decay", o.lr_decay, r.lr_decay);
   check.same("--lr-schedule", o.lr_schedule, r.lr_schedule);
+  check.same("--precision", o.precision, r.precision);
   check.same("--batch-size", o.batch, r.batch);
   check.same("--epochs", o.epochs, r.epochs);
   check.same("--limit", o.limit, r.limit);
@@ -309,6 +320,7 @@ void adopt_checkpoint(TrainOptions& o, const Checkpoint& c, const CLI::App& cmd)
   o.weight_decay = r.weight_decay;
   o.lr_decay = r.lr_decay;
   o.lr_schedule = r.lr_schedule;
+  o.precision = r.precision;
   o.batch = r.batch;
   o.epochs = r.epochs;
   o.limit = r.limit;
@@ -334,6 +346,7 @@ RunSettings run_settings(const TrainOptions& o, const ModelSpec& spec, const Tra
   r.weight_decay = cfg.optimizer.weight_decay;
   r.lr_decay = cfg.lr_decay;
   r.lr_schedule = o.lr_schedule;
+  r.precision = o.precision;
   r.batch = cfg.batch;
   r.epochs = cfg.epochs;
   r.limit = o.limit;
@@ -390,13 +403,16 @@ void add_loop_timings(RunTimings& timings, const EpochsResult& r) {
 }
 
 // --summary: the run's result and where its time went, as JSON, written whole or not at all.
-nlohmann::json memory_json(const Backend& be, const ModelSpec& spec, int64_t device_in_use) {
+nlohmann::json memory_json(const Backend& be, const ModelSpec& spec, int64_t device_in_use,
+                           Precision precision) {
   const MemoryUsage m = be.memory_usage();
   nlohmann::json j = {{"backend_peak_bytes", m.peak},
                       {"backend_current_bytes", m.current},
-                      {"activation_bytes_per_image", activation_bytes_per_image(spec)},
+                      {"precision", precision_name(precision)},
+                      {"activation_bytes_per_image",
+                       activation_bytes_per_image(spec, true, precision)},
                       {"activation_bytes_per_image_unfused",
-                       activation_bytes_per_image(spec, false)}};
+                       activation_bytes_per_image(spec, false, precision)}};
   j["device_in_use_bytes"] = device_in_use >= 0 ? nlohmann::json(device_in_use) : nullptr;
   return j;
 }
@@ -557,10 +573,14 @@ int run_train(const TrainOptions& given, const CLI::App& cmd) {
     const std::string held = val ? format(" / %d validation", val->count) : std::string();
     display.print(format(
         "pcnn train: %s on %s (%d train%s / %d test images), backend %s [%s], "
-        "batch %d, %s lr %g%s",
+        "batch %d, %s lr %g%s%s",
         spec.name.c_str(), data.source.c_str(), data.train.count, held.c_str(), data.test.count,
         be.name().c_str(), be.device_name().c_str(), o.batch, o.optimizer.c_str(),
-        double(cfg.optimizer.lr), o.lr_schedule == "cosine" ? ", cosine schedule" : ""));
+        double(cfg.optimizer.lr), o.lr_schedule == "cosine" ? ", cosine schedule" : "",
+        o.precision == "fp32" ? ""
+                              : (", activations in " + o.precision +
+                                 (o.precision == "fp16" ? " (dynamic loss scale)" : ""))
+                                    .c_str()));
     if (o.augment.any())
       display.print("augmenting each training batch: " + augment_text(o.augment));
     if (replicas.collective)
@@ -619,11 +639,11 @@ int run_train(const TrainOptions& given, const CLI::App& cmd) {
                        rows.back().test_accuracy, seconds, peak_rss_mib()));
   const double whole = std::chrono::duration<double>(clock::now() - timings.origin()).count();
   const int64_t in_use = std::max(result.device_in_use, be.device_memory_in_use());
-  if (!o.quiet) display.print(memory_line(be, spec, in_use));
+  if (!o.quiet) display.print(memory_line(be, spec, in_use, model.precision()));
   if (o.timings) display.print(timings_table(timings.phases(), whole));
   if (!o.summary.empty())
     write_run_summary(o.summary, rows.back(), whole, timings.phases(),
-                      memory_json(be, spec, in_use));
+                      memory_json(be, spec, in_use, model.precision()));
   return kExitSuccess;
 }
 }  // namespace
@@ -668,6 +688,12 @@ Command add_train_command(CLI::App& app) {
                   "how the learning rate moves from epoch to epoch: exp (times --lr-decay after "
                   "each) or cosine (half a cosine from --lr toward 0 over --epochs)")
       ->check(one_of({"exp", "cosine"}, "learning-rate schedule"))
+      ->capture_default_str();
+  sub->add_option("--precision", o->precision,
+                  "how activations and their gradients are stored between layers: fp32, bf16 or "
+                  "fp16 (with a dynamic loss scale); weights, their gradients and all sums stay "
+                  "fp32")
+      ->check(one_of({"fp32", "bf16", "fp16"}, "precision"))
       ->capture_default_str();
   sub->add_option("--seed", o->seed, "seed of weights and shuffling")
       ->check(whole_number(0, kMaxSeed))->capture_default_str();

@@ -1,0 +1,63 @@
+// Default 16-bit fused ops (core/op_list.hpp): widen the 16-bit tensors into the staging floats,
+// run the fp32 op, round its 16-bit outputs. Every backend is right in bf16 and fp16 at once; a
+// backend with tensor-core kernels overrides them and reads and writes 16 bits itself.
+#include "backends/backend.hpp"
+
+namespace pcnn {
+
+void Backend::conv2d_fused_forward_16(Precision p, const Conv2dShape& s, const ConvEpilogue& epi,
+                                      const uint16_t* x, const float* w, const float* b,
+                                      const ConvKept& kept, float* scratch, float* staging,
+                                      uint16_t* y) {
+  const size_t nx = s.x_size(), ny = fused_output_size(s, epi);
+  float* x32 = staging;
+  float* y32 = x32 + nx;
+  widen_16bit(p, nx, x, x32);
+  conv2d_fused_forward(s, epi, x32, w, b, kept, scratch, y32);
+  round_to_16bit(p, ny, y32, nullptr, y);
+}
+
+void Backend::conv2d_fused_backward_16(Precision p, const Conv2dShape& s, const ConvEpilogue& epi,
+                                       const uint16_t* x, const float* w, const ConvKept& kept,
+                                       const uint16_t* y, const uint16_t* dy, float* scratch,
+                                       float* staging, uint16_t* dx, float* dw, float* db) {
+  const size_t nx = s.x_size(), ny = fused_output_size(s, epi);
+  float* x32 = staging;
+  float* y32 = x32 + nx;
+  float* dy32 = y32 + ny;
+  float* dx32 = dy32 + ny;
+  widen_16bit(p, nx, x, x32);
+  widen_16bit(p, ny, y, y32);
+  widen_16bit(p, ny, dy, dy32);
+  conv2d_fused_backward(s, epi, x32, w, kept, y32, dy32, scratch, dx ? dx32 : nullptr, dw, db);
+  if (dx) round_to_16bit(p, nx, dx32, nullptr, dx);
+}
+
+void Backend::linear_forward_16(Precision p, int N, int in, int out, Activation act,
+                                const uint16_t* x, const float* w, const float* b, float* staging,
+                                uint16_t* y) {
+  const size_t nx = size_t(N) * in, ny = size_t(N) * out;
+  float* x32 = staging;
+  float* y32 = x32 + nx;
+  widen_16bit(p, nx, x, x32);
+  linear_forward(N, in, out, act, x32, w, b, y32);
+  round_to_16bit(p, ny, y32, nullptr, y);
+}
+
+void Backend::linear_backward_16(Precision p, int N, int in, int out, Activation act,
+                                 const uint16_t* x, const float* w, const uint16_t* y,
+                                 const uint16_t* dy, float* scratch, float* staging, uint16_t* dx,
+                                 float* dw, float* db) {
+  const size_t nx = size_t(N) * in, ny = size_t(N) * out;
+  float* x32 = staging;
+  float* y32 = x32 + nx;
+  float* dy32 = y32 + ny;
+  float* dx32 = dy32 + ny;
+  widen_16bit(p, nx, x, x32);
+  widen_16bit(p, ny, y, y32);
+  widen_16bit(p, ny, dy, dy32);
+  linear_backward(N, in, out, act, x32, w, y32, dy32, scratch, dx ? dx32 : nullptr, dw, db);
+  if (dx) round_to_16bit(p, nx, dx32, nullptr, dx);
+}
+
+}  // namespace pcnn
