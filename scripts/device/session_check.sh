@@ -38,6 +38,16 @@ for f in "$out"/bench_*_gpu*.log; do
 done | sort -k1,1 -k2,2 -k3,3n -k4,4 | awk '{ k = $1 " " $2 " " $3; row[k] = row[k] " " $4 "=" $5 }
   END { for (k in row) print k ":" row[k] }' | sort | tee "$out/before_after_table.txt"
 
+log "mixed precision: LeNet-5 trained and benched in fp32, bf16 and fp16 (cuda, cudnn)"
+for p in fp32 bf16 fp16; do
+  build-gpu/pcnn train --backend cuda --precision "$p" --quiet --summary "$out/train_$p.json" \
+    > "$out/train_$p.txt" 2>&1
+  echo "$p: $(grep -E '^final|^memory' "$out/train_$p.txt" | tr '\n' ' ')"
+  build-gpu/pcnn bench --models lenet5,simard2003 --batch-sizes 64,1024 --backends cuda,cudnn \
+    --precision "$p" --budget 0.5 --per-layer none > "$out/bench_precision_$p.log" 2>&1
+  grep -E "^(cudnn|cuda) +(lenet5|simard2003) +[0-9]+ +[0-9.]+ \[" "$out/bench_precision_$p.log"
+done
+
 log "cudnn's algorithm searches, same binary"
 for search in measure find; do
   PCNN_CUDNN_ALGO=$search PCNN_CUDNN_LOG=1 build-gpu/pcnn bench --models lenet5,simard2003 \
