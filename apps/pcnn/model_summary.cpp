@@ -91,7 +91,7 @@ std::string model_summary(const Model& model) {
   return text;
 }
 
-std::string model_details(const ModelSpec& spec, int batch) {
+std::string model_details(const ModelSpec& spec, int batch, Precision precision) {
   std::vector<size_t> first;
   const ModelSpec fused = fuse(spec, &first);
   const auto layers = build_layers(fused);
@@ -102,7 +102,7 @@ std::string model_details(const ModelSpec& spec, int batch) {
   double forward = 0, backward = 0;
   for (size_t i = 0; i < layers.size(); ++i) {
     const Layer& l = *layers[i];
-    const size_t layer_bytes = layer_activation_bytes(l);
+    const size_t layer_bytes = layer_activation_bytes(l, precision);
     rows.push_back({span(first[i], first[i + 1] - 1), l.describe(), shape_text(l.output_shape()),
                     grouped(l.param_count()), grouped_count(l.forward_flops(1)),
                     grouped(layer_bytes)});
@@ -112,15 +112,22 @@ std::string model_details(const ModelSpec& spec, int batch) {
     backward += l.backward_flops(1);
   }
   // The buffers every layer shares: output gradients (two, used in turn) and one workspace.
-  const ActivationBytes shared = activation_bytes(layers);
+  const ActivationBytes shared = activation_bytes(layers, precision);
   rows.push_back({"", "output gradients (2 buffers)", "", "", "", grouped(shared.gradients)});
   rows.push_back({"", "workspace (transient)", "", "", "", grouped(shared.workspace)});
   bytes += shared.gradients + shared.workspace;
+  if (precision != Precision::F32) {  // the 16-bit input, fp32 logits, widened copies
+    rows.push_back({"", "16-bit conversions (transient)", "", "", "", grouped(shared.conversion)});
+    bytes += shared.conversion;
+  }
   rows.push_back({"", "total", "", grouped(params), grouped_count(forward), grouped(bytes)});
   std::string text = header(fused, params) + table(rows, 3);
   text += "per image: " + grouped_count(forward) + " FLOPs forward, " +
           grouped_count(forward + backward) + " forward and backward; " + grouped(bytes) +
-          " bytes of activations\n";
+          " bytes of activations" +
+          (precision == Precision::F32 ? std::string()
+                                       : std::string(" (") + precision_name(precision) + ")") +
+          "\n";
   if (batch > 0) {
     const double n = batch;
     text += "batch of " + std::to_string(batch) + ": " + grouped_count(n * forward) +

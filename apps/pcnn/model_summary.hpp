@@ -15,7 +15,7 @@ std::string model_summary(const Model& model);
 // was fused from ("0-2"), its forward FLOPs and activation bytes per image (its output and what
 // it keeps: layer_activation_bytes), the buffers all layers share (activation_bytes), and totals;
 // with batch > 0, the totals for a batch of that many.
-std::string model_details(const ModelSpec& spec, int batch);
+std::string model_details(const ModelSpec& spec, int batch, Precision precision = Precision::F32);
 
 // The memory line of pcnn train's summary: the backend's peak allocation (and, on a GPU, what the
 // whole device has in use, device_in_use >= 0), and the activation bytes kept per image by the

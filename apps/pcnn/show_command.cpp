@@ -50,7 +50,11 @@ ModelSpec spec_of(const std::string& model) {
 }  // namespace
 
 Command add_show_command(CLI::App& app) {
-  struct Options { std::string model; int batch = 0; };
+  struct Options {
+    std::string model;
+    int batch = 0;
+    std::string precision = "fp32";
+  };
   auto o = std::make_shared<Options>();
   auto* sub = app.add_subcommand(
       "show", "Print a model's layers, output shapes, parameters, FLOPs and activation memory");
@@ -63,8 +67,14 @@ Command add_show_command(CLI::App& app) {
       ->check(model_argument());
   add_batch_option(*sub, o->batch, "also print the totals for a batch of N images")
       ->default_str("");
+  sub->add_option("--precision", o->precision,
+                  "count the activations as stored in fp32, bf16 or fp16 (as pcnn train)")
+      ->check(one_of({"fp32", "bf16", "fp16"}, "precision"))
+      ->capture_default_str();
   return {sub, [o] {
-            std::printf("%s", model_details(spec_of(o->model), o->batch).c_str());
+            std::printf("%s", model_details(spec_of(o->model), o->batch,
+                                             *find_precision(o->precision))
+                                  .c_str());
             return kExitSuccess;
           }};
 }
