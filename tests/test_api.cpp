@@ -90,17 +90,25 @@ TEST_CASE("api: a model trained on a part records the whole data set, as pcnn tr
 
 }  // TEST_SUITE
 
+namespace {
+// The short runs below: batch 32, learning rate 0.02, no progress reports by time.
+api::TrainOptions short_run(int epochs) {
+  api::TrainOptions o;
+  o.epochs = epochs;
+  o.batch = 32;
+  o.learning_rate = 0.02f;
+  o.progress_every_s = 0;
+  return o;
+}
+}  // namespace
+
 TEST_SUITE("backend") {
 
 TEST_CASE("api: the cosine schedule sets each epoch's learning rate") {
   const Dataset train = synthetic_dataset(64, 12, 12, 23);
   api::Network net(small_cnn(), backend_name(), 3);
-  api::TrainOptions o;
-  o.epochs = 3;
-  o.batch = 32;
-  o.learning_rate = 0.02f;
+  api::TrainOptions o = short_run(3);
   o.cosine_schedule = true;
-  o.progress_every_s = 0;
   const std::vector<EpochStats> epochs = net.train(train, nullptr, o);
   REQUIRE(epochs.size() == 3);
   // (1 + cos(pi e / 3)) / 2 for e = 0, 1, 2: 1, 0.75, 0.25
@@ -112,11 +120,7 @@ TEST_CASE("api: the cosine schedule sets each epoch's learning rate") {
 TEST_CASE("api: training in bf16 keeps the weights, learns, and evaluates in bf16") {
   const Dataset train = synthetic_dataset(320, 12, 12, 21);
   api::Network net(small_cnn(), backend_name(), 3);
-  api::TrainOptions o;
-  o.epochs = 1;
-  o.batch = 32;
-  o.learning_rate = 0.02f;
-  o.progress_every_s = 0;
+  api::TrainOptions o = short_run(1);
   const double before = net.evaluate(train).loss;
   o.precision = Precision::BF16;
   const std::vector<EpochStats> bf16 = net.train(train, nullptr, o);
@@ -134,11 +138,7 @@ TEST_CASE("api: train with progress, predict as evaluate counts, save and load")
   api::Network net(small_cnn(), backend_name(), 3);
   CHECK(net.backend_name() == backend_name());
 
-  api::TrainOptions o;
-  o.epochs = 3;
-  o.batch = 32;
-  o.learning_rate = 0.02f;
-  o.progress_every_s = 0;
+  api::TrainOptions o = short_run(3);
   o.progress_every_steps = 5;
   std::vector<api::Progress> reports;
   int epoch_calls = 0;
