@@ -205,6 +205,8 @@
 // backward's dx16 = round(its fp32 dx from the widened x, y and dy). staging: floats for the
 // defaults, which widen into it and run the fp32 op: x_size + y_size forward, twice that
 // backward (y: the fused, pooled output); a backend with native 16-bit kernels ignores it.
+// Such a kernel may also round w to the same precision for its products (tensor cores take
+// 16-bit operands; the sums stay fp32): the op table's 16-bit tolerances allow for that.
 #define PCNN_OP_PARAMS_conv2d_fused_forward_16                                                \
   (Precision p, const Conv2dShape& s, const ConvEpilogue& epi, const uint16_t* x,              \
    const float* w, const float* b, const ConvKept& kept, float* scratch, float* staging,       \

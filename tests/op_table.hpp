@@ -40,8 +40,10 @@ inline constexpr Tolerance kSum{
 // The 16-bit fused ops: outputs rounded to bf16 or fp16 after fp32 sums. An fp32 result another
 // order moves by an ulp lands on the other side of a rounding boundary now and then, and that
 // element then stores one 16-bit step apart: 2^-8 relative in bf16, 2^-11 in fp16 (at most that
-// in the normalised error even if every element moved). A wrong index, a missing conversion or
-// a value left in the other 16-bit format is off by 1e-2 and more.
+// in the normalised error even if every element moved). A native kernel that also rounds the
+// weights for tensor-core products adds random rounding of rms step/sqrt(12) per product, about
+// 1e-3 (bf16) and 1.4e-4 (fp16) of the sums, inside the same bounds. A wrong index, a missing
+// conversion or a value left in the other 16-bit format is off by 1e-2 and more.
 inline constexpr Tolerance kStorageBf16{
     4e-3, "bf16 outputs: an fp32 sum an ulp off may store one bf16 step (2^-8) apart"};
 inline constexpr Tolerance kStorageFp16{
