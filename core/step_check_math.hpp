@@ -31,12 +31,6 @@ PCNN_HD inline uint32_t unpack_u32(const float* two) {
   return (uint32_t(two[0]) << 16) | uint32_t(two[1]);
 }
 
-// After the gradients are known: first_bad is the lowest index of a non-finite gradient, or
-// kAllFinite. A finite step (gradients and the step's loss) adds the step's slots to the
-// epoch's and clears hyper[kHyperSkip]; a faulty one sets it, counts the step and, when no
-// fault is recorded yet, records step + 1 and first_bad + 1 (0: only the loss was not
-// finite). The step slots are zeroed either way, ready for the next step's loss. The loss
-// scale moves first (update_loss_scale).
 // The loss scale (core/contract_types.hpp): the update divides by the scale this step's
 // gradients carry; a dynamic scale then moves for the next step.
 PCNN_HD inline void update_loss_scale(bool finite, float* hyper) {
@@ -54,6 +48,12 @@ PCNN_HD inline void update_loss_scale(bool finite, float* hyper) {
   }
 }
 
+// After the gradients are known: first_bad is the lowest index of a non-finite gradient, or
+// kAllFinite. A finite step (gradients and the step's loss) adds the step's slots to the
+// epoch's and clears hyper[kHyperSkip]; a faulty one sets it, counts the step and, when no
+// fault is recorded yet, records step + 1 and first_bad + 1 (0: only the loss was not
+// finite). The step slots are zeroed either way, ready for the next step's loss. The loss
+// scale moves first (update_loss_scale).
 PCNN_HD inline void finish_step_check(uint32_t first_bad, int32_t step, float* metrics,
                                       float* hyper) {
   const bool finite = first_bad == kAllFinite && is_finite_float(metrics[kMetricStepLoss]);
