@@ -84,6 +84,12 @@ for backend in "serial" "openmp --threads 2" "cuda"; do
   killed_run "every7-${be[1]}" "$tmp/k7.pcnn" "${be[@]}" "${run[@]}" --checkpoint-every 7
   compare "${be[1]}: killed 4 times, a checkpoint every 7 steps" "$tmp/k7.pcnn" "$tmp/ref.pcnn"
 done
+# fp16 activations: each resume goes on in the checkpoint's precision (no --precision given) and
+# ends on the uninterrupted run's bytes. (The loss scale does not move in 96 steps; that it comes
+# back from a checkpoint is test_precision.cpp's.)
+expect_ok train --backend serial "${run[@]}" --precision fp16 --save "$tmp/ref16.pcnn"
+killed_run "fp16" "$tmp/k16.pcnn" --backend serial "${run[@]}" --precision fp16 --checkpoint-every 7
+compare "serial, fp16: killed 4 times, a checkpoint every 7 steps" "$tmp/k16.pcnn" "$tmp/ref16.pcnn"
 echo "$kills runs killed, $partial_writes of them inside a checkpoint write (a stale .tmp left)"
 [ "$kills" -gt 0 ] || fail "no run was killed: the runs ended before their signal"
 
