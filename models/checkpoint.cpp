@@ -262,6 +262,8 @@ Checkpoint decode_checkpoint(const std::string& bytes, const std::string& name) 
                     c.state.loss_scale[0] <= kMaxLossScale && c.state.loss_scale[1] >= 0 &&
                     c.state.loss_scale[1] < kLossScaleInterval),
                "a bad 'loss_scale'");
+    PCNN_CHECK(c.state.loss_scale.empty() || c.run.precision == "fp16",
+               "a 'loss_scale' in a run whose activations are " << c.run.precision);
     c.history = history_from_json(parsed(f.metadata, "history"));
     c.log_mark = mark_from_json(parsed(f.metadata, "log_mark"));
     c.data = provenance_from_metadata(f.metadata);
