@@ -77,6 +77,15 @@ class Backend {
   PCNN_FUSED_OPS(PCNN_DEFAULT_OP)
 #undef PCNN_DEFAULT_OP
 
+  // The fp32 copies a composed 16-bit backward works on (backend_default_16.cpp, and the
+  // layers' default 16-bit passes): x, y and dy widened into staging in that order, and dx's
+  // place after them.
+  struct Widened16 {
+    float *x, *y, *dy, *dx;
+  };
+  Widened16 widen_for_backward_16(Precision p, size_t nx, size_t ny, const uint16_t* x,
+                                  const uint16_t* y, const uint16_t* dy, float* staging);
+
   // ---- whole-step graphs: optional ---------------------------------------------------------
   // A backend that can record the kernels launched between begin and end and replay them.
   virtual bool supports_graphs() const { return false; }

@@ -5,21 +5,15 @@
 
 namespace pcnn {
 
-namespace {
-// A backward's 16-bit tensors widened into staging, in the order x, y, dy; dx's fp32 place after
-// them.
-struct Widened {
-  float *x, *y, *dy, *dx;
-};
-Widened widen_backward(Backend& be, Precision p, size_t nx, size_t ny, const uint16_t* x,
-                       const uint16_t* y, const uint16_t* dy, float* staging) {
-  const Widened w{staging, staging + nx, staging + nx + ny, staging + nx + 2 * ny};
-  be.widen_16bit(p, nx, x, w.x);
-  be.widen_16bit(p, ny, y, w.y);
-  be.widen_16bit(p, ny, dy, w.dy);
+Backend::Widened16 Backend::widen_for_backward_16(Precision p, size_t nx, size_t ny,
+                                                  const uint16_t* x, const uint16_t* y,
+                                                  const uint16_t* dy, float* staging) {
+  const Widened16 w{staging, staging + nx, staging + nx + ny, staging + nx + 2 * ny};
+  widen_16bit(p, nx, x, w.x);
+  widen_16bit(p, ny, y, w.y);
+  widen_16bit(p, ny, dy, w.dy);
   return w;
 }
-}  // namespace
 
 void Backend::conv2d_fused_forward_16(Precision p, const Conv2dShape& s, const ConvEpilogue& epi,
                                       const uint16_t* x, const float* w, const float* b,
@@ -38,7 +32,7 @@ void Backend::conv2d_fused_backward_16(Precision p, const Conv2dShape& s, const 
                                        const uint16_t* y, const uint16_t* dy, float* scratch,
                                        float* staging, uint16_t* dx, float* dw, float* db) {
   const size_t nx = s.x_size();
-  const Widened v = widen_backward(*this, p, nx, fused_output_size(s, epi), x, y, dy, staging);
+  const Widened16 v = widen_for_backward_16(p, nx, fused_output_size(s, epi), x, y, dy, staging);
   conv2d_fused_backward(s, epi, v.x, w, kept, v.y, v.dy, scratch, dx ? v.dx : nullptr, dw, db);
   if (dx) round_to_16bit(p, nx, v.dx, nullptr, dx);
 }
@@ -59,7 +53,7 @@ void Backend::linear_backward_16(Precision p, int N, int in, int out, Activation
                                  const uint16_t* dy, float* scratch, float* staging, uint16_t* dx,
                                  float* dw, float* db) {
   const size_t nx = size_t(N) * in;
-  const Widened v = widen_backward(*this, p, nx, size_t(N) * out, x, y, dy, staging);
+  const Widened16 v = widen_for_backward_16(p, nx, size_t(N) * out, x, y, dy, staging);
   linear_backward(N, in, out, act, v.x, w, v.y, v.dy, scratch, dx ? v.dx : nullptr, dw, db);
   if (dx) round_to_16bit(p, nx, v.dx, nullptr, dx);
 }

@@ -18,16 +18,11 @@ void Layer::forward16(Backend& be, int N, Precision p, const uint16_t* x, uint16
 void Layer::backward16(Backend& be, int N, Precision p, const uint16_t* x, const uint16_t* y,
                        const uint16_t* dy, uint16_t* dx) {
   PCNN_CHECK(staging_, "16-bit pass of '" << describe() << "' without staging memory");
-  const size_t nx = size_t(N) * in_.size(), ny = size_t(N) * out_.size();
-  float* x32 = staging_;
-  float* y32 = x32 + nx;
-  float* dy32 = y32 + ny;
-  float* dx32 = dy32 + ny;
-  be.widen_16bit(p, nx, x, x32);
-  be.widen_16bit(p, ny, y, y32);
-  be.widen_16bit(p, ny, dy, dy32);
-  backward(be, N, x32, y32, dy32, dx ? dx32 : nullptr);
-  if (dx) be.round_to_16bit(p, nx, dx32, nullptr, dx);
+  const size_t nx = size_t(N) * in_.size();
+  const Backend::Widened16 v =
+      be.widen_for_backward_16(p, nx, size_t(N) * out_.size(), x, y, dy, staging_);
+  backward(be, N, v.x, v.y, v.dy, dx ? v.dx : nullptr);
+  if (dx) be.round_to_16bit(p, nx, v.dx, nullptr, dx);
 }
 
 }  // namespace pcnn
