@@ -298,37 +298,29 @@ std::string recipe_text(const RunSettings& r) {
 void adopt_checkpoint(TrainOptions& o, const Checkpoint& c, const CLI::App& cmd) {
   const RunSettings& r = c.run;
   const ResumeCheck check(cmd, o.resume);
+  // An option given must repeat the checkpoint's value; the run then takes the checkpoint's.
+  const auto adopt = [&](const char* option, auto& given, const auto& saved) {
+    check.same(option, given, saved);
+    given = saved;
+  };
   check.same_model(o.model, r.spec);
-  check.same("--optimizer", o.optimizer, r.optimizer);
-  check.same("--lr", o.lr, r.lr);
-  check.same("--momentum", o.momentum, r.momentum);
-  check.same("--weight-decay", o.weight_decay, r.weight_decay);
-  check.same("--lr-decay", o.lr_decay, r.lr_decay);
-  check.same("--lr-schedule", o.lr_schedule, r.lr_schedule);
-  check.same("--precision", o.precision, r.precision);
-  check.same("--batch-size", o.batch, r.batch);
-  check.same("--epochs", o.epochs, r.epochs);
-  check.same("--limit", o.limit, r.limit);
-  check.same("--seed", o.seed, r.seed);
-  check.same("--gpus", o.gpus, r.replicas);
+  adopt("--optimizer", o.optimizer, r.optimizer);
+  adopt("--lr", o.lr, r.lr);
+  adopt("--momentum", o.momentum, r.momentum);
+  adopt("--weight-decay", o.weight_decay, r.weight_decay);
+  adopt("--lr-decay", o.lr_decay, r.lr_decay);
+  adopt("--lr-schedule", o.lr_schedule, r.lr_schedule);
+  adopt("--precision", o.precision, r.precision);
+  adopt("--batch-size", o.batch, r.batch);
+  adopt("--epochs", o.epochs, r.epochs);
+  adopt("--limit", o.limit, r.limit);
+  adopt("--seed", o.seed, r.seed);
+  adopt("--gpus", o.gpus, r.replicas);
   check_same_augment(check, o.augment_given, r.augment);
-  check.same("--val-split", float(o.val_split), float(r.val_split));
-  check.same("--data-format", o.data_format, r.data_format);
-  o.optimizer = r.optimizer;
-  o.lr = r.lr;
-  o.momentum = r.momentum;
-  o.weight_decay = r.weight_decay;
-  o.lr_decay = r.lr_decay;
-  o.lr_schedule = r.lr_schedule;
-  o.precision = r.precision;
-  o.batch = r.batch;
-  o.epochs = r.epochs;
-  o.limit = r.limit;
-  o.seed = r.seed;
-  o.gpus = r.replicas;
   o.augment = r.augment;
+  check.same("--val-split", float(o.val_split), float(r.val_split));  // compared as given
   o.val_split = r.val_split;
-  o.data_format = r.data_format;
+  adopt("--data-format", o.data_format, r.data_format);
   if (o.data.empty()) o.data = c.data.data_folder;
   if (o.checkpoint.empty()) o.checkpoint = o.resume;
   if (o.checkpoint_every == 0) o.checkpoint_every = c.checkpoint_every;
