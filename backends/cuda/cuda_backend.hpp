@@ -38,6 +38,8 @@ class CudaBackend : public Backend {
   PCNN_OVERRIDE(conv2d_fused_backward)
   PCNN_OVERRIDE(linear_forward)
   PCNN_OVERRIDE(linear_backward)
+  PCNN_OVERRIDE(linear_forward_16)  // gemm.cu: native, no conversions
+  PCNN_OVERRIDE(linear_backward_16)
 
   bool supports_graphs() const override { return true; }
   void graph_begin_capture() override;

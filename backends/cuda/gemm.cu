@@ -9,6 +9,7 @@
 #include "backends/cuda/gemm_tile.cuh"
 #include "backends/cuda/launch.cuh"
 #include "core/activation_math.hpp"
+#include "core/precision.hpp"
 
 namespace pcnn {
 
@@ -18,6 +19,27 @@ namespace {
 
 constexpr int kSplitK = 128;   // K per split block, about 4 K steps of the small tile
 constexpr int kMaxSplits = 16;
+
+// How a dense problem reads and writes the activations and their gradients: fp32 as they are,
+// or 16-bit storage widened as a tile loads it and rounded as the epilogue stores it
+// (core/precision.hpp). The tiles, the sums, the weights and the weight gradients stay fp32,
+// so a 16-bit problem computes the bits the composed default gives (widen, fp32 op, round)
+// without its three conversion launches and staging copies.
+struct F32Store {
+  using T = float;
+  __device__ float load(const float* p, size_t i) const { return p[i]; }
+  __device__ void store(float* p, size_t i, float v) const { p[i] = v; }
+};
+struct Bits16Store {
+  using T = uint16_t;
+  Precision prec;
+  __device__ float load(const uint16_t* p, size_t i) const {
+    return widen_from_storage(prec, p[i]);
+  }
+  __device__ void store(uint16_t* p, size_t i, float v) const {
+    p[i] = round_to_storage(prec, v);
+  }
+};
 
 // C(M,N) = alpha op(A) op(B) + beta C, op chosen at compile time
 template <bool TA, bool TB>
@@ -46,49 +68,51 @@ struct GemmProblem {
 
 // y (N,out) = act(x (N,in) w^T + b): A = x, B = w^T; Act fixed at compile time (a switch per
 // stored or loaded element is what the five-activation table would otherwise cost).
-template <Activation Act>
+template <Activation Act, class S = F32Store>
 struct LinearForwardProblem {
   int M, N, K;  // batch, out, in
-  const float* x;
+  const typename S::T* x;
   const float* w;
   const float* bias;
-  float* y;
+  typename S::T* y;
+  S io;
   static constexpr bool kAContigK = true;
   static constexpr bool kBContigJ = false;
-  __device__ float a(int i, int k) const { return x[size_t(i) * K + k]; }
+  __device__ float a(int i, int k) const { return io.load(x, size_t(i) * K + k); }
   __device__ float b(int k, int j) const { return w[size_t(j) * K + k]; }
   __device__ void store(int i, int j, float acc) const {
-    y[size_t(i) * N + j] = activate<Act>(acc + (bias ? bias[j] : 0.f));
+    io.store(y, size_t(i) * N + j, activate<Act>(acc + (bias ? bias[j] : 0.f)));
   }
 };
 
 // d(pre-activation) (batch,out) = dy * act'(y), read where the products need it
-template <Activation Act>
+template <Activation Act, class S = F32Store>
 struct PreActGrad {
-  const float* dy;
-  const float* y;
+  const typename S::T* dy;
+  const typename S::T* y;
   int out;
+  S io;
   __device__ float at(int n, int o) const {
     const size_t i = size_t(n) * out + o;
-    if constexpr (Act == Activation::None) return dy[i];
-    else return dy[i] * activation_derivative<Act>(y[i]);
+    if constexpr (Act == Activation::None) return io.load(dy, i);
+    else return io.load(dy, i) * activation_derivative<Act>(io.load(y, i));
   }
 };
 
 // [dw | db] (out, in+1) = d^T (out,batch) [x | 1] (batch, in+1): the bias gradient is the
 // product with a column of ones, so it costs no extra pass over d.
-template <Activation Act>
+template <Activation Act, class S = F32Store>
 struct LinearWeightGradProblem {
   int M, N, K;  // out, in (+1 when db is wanted), batch
   int in;
-  PreActGrad<Act> d;
-  const float* x;
+  PreActGrad<Act, S> d;
+  const typename S::T* x;
   float* dw;
   float* db;
   static constexpr bool kAContigK = false;  // d (batch,out): i = o runs along memory
   static constexpr bool kBContigJ = true;
   __device__ float a(int i, int k) const { return d.at(k, i); }
-  __device__ float b(int k, int j) const { return j < in ? x[size_t(k) * in + j] : 1.f; }
+  __device__ float b(int k, int j) const { return j < in ? d.io.load(x, size_t(k) * in + j) : 1.f; }
   __device__ void store(int i, int j, float acc) const {
     if (j < in) dw[size_t(i) * in + j] = acc;
     else db[i] = acc;
@@ -96,17 +120,19 @@ struct LinearWeightGradProblem {
 };
 
 // dx (batch,in) = d (batch,out) w (out,in)
-template <Activation Act>
+template <Activation Act, class S = F32Store>
 struct LinearDataGradProblem {
   int M, N, K;  // batch, in, out
-  PreActGrad<Act> d;
+  PreActGrad<Act, S> d;
   const float* w;
-  float* dx;
+  typename S::T* dx;
   static constexpr bool kAContigK = true;
   static constexpr bool kBContigJ = true;
   __device__ float a(int i, int k) const { return d.at(i, k); }
   __device__ float b(int k, int j) const { return w[size_t(k) * N + j]; }
-  __device__ void store(int i, int j, float acc) const { dx[size_t(i) * N + j] = acc; }
+  __device__ void store(int i, int j, float acc) const {
+    d.io.store(dx, size_t(i) * N + j, acc);
+  }
 };
 
 // Convolution backward as implicit GEMMs (conv2d_backward_gemm): operands gathered from the
@@ -355,29 +381,59 @@ void conv2d_backward_gemm(CudaContext& ctx, const Conv2dShape& s, const float* d
   }
 }
 
-void linear_forward(CudaContext& ctx, int N, int in, int out, Activation act, const float* x,
-                    const float* w, const float* b, float* y, GemmVariant variant) {
+namespace {
+// Both storages through one body: S is F32Store or Bits16Store.
+template <class S>
+void linear_forward_as(CudaContext& ctx, S io, int N, int in, int out, Activation act,
+                       const typename S::T* x, const float* w, const float* b, typename S::T* y,
+                       GemmVariant variant) {
   if (N <= 0 || out <= 0) return;
   PCNN_CHECK(variant != GemmVariant::Naive, "cuda linear_forward: no naive variant");
   dispatch_activation(act, [&](auto tag) {
-    using Problem = LinearForwardProblem<decltype(tag)::value>;
-    const Problem p{N, out, in, x, w, b, y};
+    using Problem = LinearForwardProblem<decltype(tag)::value, S>;
+    const Problem p{N, out, in, x, w, b, y, io};
     run(ctx, variant, p, static_cast<const Problem*>(nullptr));
   });
+}
+
+template <class S>
+void linear_backward_as(CudaContext& ctx, S io, int N, int in, int out, Activation act,
+                        const typename S::T* x, const float* w, const typename S::T* y,
+                        const typename S::T* dy, typename S::T* dx, float* dw, float* db,
+                        GemmVariant variant) {
+  if (out <= 0) return;
+  PCNN_CHECK(variant != GemmVariant::Naive, "cuda linear_backward: no naive variant");
+  dispatch_activation(act, [&](auto tag) {
+    constexpr Activation A = decltype(tag)::value;
+    const PreActGrad<A, S> d{dy, y, out, io};
+    const LinearWeightGradProblem<A, S> pw{out, in + (db ? 1 : 0), N, in, d, x, dw, db};
+    const LinearDataGradProblem<A, S> px{N, in, out, d, w, dx};
+    run(ctx, variant, pw, dx ? &px : nullptr);
+  });
+}
+}  // namespace
+
+void linear_forward(CudaContext& ctx, int N, int in, int out, Activation act, const float* x,
+                    const float* w, const float* b, float* y, GemmVariant variant) {
+  linear_forward_as(ctx, F32Store{}, N, in, out, act, x, w, b, y, variant);
 }
 
 void linear_backward(CudaContext& ctx, int N, int in, int out, Activation act, const float* x,
                      const float* w, const float* y, const float* dy, float* dx, float* dw,
                      float* db, GemmVariant variant) {
-  if (out <= 0) return;
-  PCNN_CHECK(variant != GemmVariant::Naive, "cuda linear_backward: no naive variant");
-  dispatch_activation(act, [&](auto tag) {
-    constexpr Activation A = decltype(tag)::value;
-    const PreActGrad<A> d{dy, y, out};
-    const LinearWeightGradProblem<A> pw{out, in + (db ? 1 : 0), N, in, d, x, dw, db};
-    const LinearDataGradProblem<A> px{N, in, out, d, w, dx};
-    run(ctx, variant, pw, dx ? &px : nullptr);
-  });
+  linear_backward_as(ctx, F32Store{}, N, in, out, act, x, w, y, dy, dx, dw, db, variant);
+}
+
+void linear_forward_16(CudaContext& ctx, Precision p, int N, int in, int out, Activation act,
+                       const uint16_t* x, const float* w, const float* b, uint16_t* y,
+                       GemmVariant variant) {
+  linear_forward_as(ctx, Bits16Store{p}, N, in, out, act, x, w, b, y, variant);
+}
+
+void linear_backward_16(CudaContext& ctx, Precision p, int N, int in, int out, Activation act,
+                        const uint16_t* x, const float* w, const uint16_t* y, const uint16_t* dy,
+                        uint16_t* dx, float* dw, float* db, GemmVariant variant) {
+  linear_backward_as(ctx, Bits16Store{p}, N, in, out, act, x, w, y, dy, dx, dw, db, variant);
 }
 
 }  // namespace cuda
@@ -394,6 +450,23 @@ void CudaBackend::linear_forward(int N, int in, int out, Activation act, const f
                                  const float* w, const float* b, float* y) {
   ctx_.bind();
   cuda::linear_forward(ctx_, N, in, out, act, x, w, b, y, cuda::GemmVariant::Auto);
+}
+
+// Native 16-bit dense layers: the staging the contract offers is not needed.
+void CudaBackend::linear_forward_16(Precision p, int N, int in, int out, Activation act,
+                                    const uint16_t* x, const float* w, const float* b,
+                                    float* /*staging*/, uint16_t* y) {
+  ctx_.bind();
+  cuda::linear_forward_16(ctx_, p, N, in, out, act, x, w, b, y, cuda::GemmVariant::Auto);
+}
+
+void CudaBackend::linear_backward_16(Precision p, int N, int in, int out, Activation act,
+                                     const uint16_t* x, const float* w, const uint16_t* y,
+                                     const uint16_t* dy, float* /*scratch*/,
+                                     float* /*staging*/, uint16_t* dx, float* dw, float* db) {
+  ctx_.bind();
+  cuda::linear_backward_16(ctx_, p, N, in, out, act, x, w, y, dy, dx, dw, db,
+                           cuda::GemmVariant::Auto);
 }
 
 void CudaBackend::linear_backward(int N, int in, int out, Activation act, const float* x,

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "backends/cuda/cuda_context.hpp"
+#include "core/precision.hpp"
 #include "core/shapes.hpp"
 
 namespace pcnn::cuda {
@@ -31,6 +32,16 @@ void linear_forward(CudaContext& ctx, int N, int in, int out, Activation act, co
 void linear_backward(CudaContext& ctx, int N, int in, int out, Activation act, const float* x,
                      const float* w, const float* y, const float* dy, float* dx, float* dw,
                      float* db, GemmVariant variant = GemmVariant::Auto);
+
+// The same two on 16-bit activations (p: BF16 or F16): x, y, dy, dx stored in 16 bits, widened
+// as the tiles load them and rounded as the epilogues store them; w, b, dw, db and the sums fp32.
+void linear_forward_16(CudaContext& ctx, Precision p, int N, int in, int out, Activation act,
+                       const uint16_t* x, const float* w, const float* b, uint16_t* y,
+                       GemmVariant variant = GemmVariant::Auto);
+void linear_backward_16(CudaContext& ctx, Precision p, int N, int in, int out, Activation act,
+                        const uint16_t* x, const float* w, const uint16_t* y, const uint16_t* dy,
+                        uint16_t* dx, float* dw, float* db,
+                        GemmVariant variant = GemmVariant::Auto);
 
 // The convolution forward as an implicit GEMM on the same tiles (any shape; conv2d_forward.cu's
 // fallback): x (N,C,H,W), w (K,C,R,S), b (K) or nullptr -> act_out (N,K,P,Q) = act(conv + b).

@@ -85,6 +85,8 @@ class CudnnBackend : public CudaBackend {
   PCNN_OVERRIDE(conv2d_fused_backward)
   PCNN_OVERRIDE(linear_forward)
   PCNN_OVERRIDE(linear_backward)
+  PCNN_OVERRIDE(linear_forward_16)  // the composed 16-bit default around the library calls
+  PCNN_OVERRIDE(linear_backward_16)
 
  private:
   using ConvKey = std::array<int, 9>;  // N, C, H, W, K, R, S, stride, pad

@@ -24,6 +24,21 @@ void CudnnBackend::linear_forward(int N, int in, int out, Activation act, const 
   Backend::linear_forward(N, in, out, act, x, w, b, y);
 }
 
+// 16 bits: widen, the cuBLAS path above, round (Backend's default), not the cuda base's native
+// kernels.
+void CudnnBackend::linear_forward_16(Precision p, int N, int in, int out, Activation act,
+                                     const uint16_t* x, const float* w, const float* b,
+                                     float* staging, uint16_t* y) {
+  Backend::linear_forward_16(p, N, in, out, act, x, w, b, staging, y);
+}
+
+void CudnnBackend::linear_backward_16(Precision p, int N, int in, int out, Activation act,
+                                      const uint16_t* x, const float* w, const uint16_t* y,
+                                      const uint16_t* dy, float* scratch, float* staging,
+                                      uint16_t* dx, float* dw, float* db) {
+  Backend::linear_backward_16(p, N, in, out, act, x, w, y, dy, scratch, staging, dx, dw, db);
+}
+
 // Activation derivative (the base's kernel), then GEMMs (cuBLAS) and the bias gradient (cuBLAS).
 void CudnnBackend::linear_backward(int N, int in, int out, Activation act, const float* x,
                                    const float* w, const float* y, const float* dy,
