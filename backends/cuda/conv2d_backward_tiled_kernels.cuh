@@ -19,13 +19,12 @@ namespace pcnn::cuda::tiled {
 __device__ __forceinline__ void stage_padded_image(const Conv2dShape& s, const float* x, int n,
                                                    int Hp, int Wp, float* xs) {
   const float* xn = x + size_t(n) * s.C * s.H * s.W;
-  for (int e = threadIdx.x; e < s.C * Hp * Wp; e += blockDim.x) {
-    const int ww = e % Wp, hh = (e / Wp) % Hp, c = e / (Wp * Hp);
-    const int h = hh - s.pad, wi = ww - s.pad;
+  for (BoxWalk e(Hp, Wp); e.plane < s.C; e.next()) {
+    const int h = e.row - s.pad, wi = e.col - s.pad;
     if (h >= 0 && h < s.H && wi >= 0 && wi < s.W)
-      copy_async(xs + e, xn + (size_t(c) * s.H + h) * s.W + wi);
+      copy_async(xs + e.index, xn + (e.plane * s.H + h) * s.W + wi);
     else
-      xs[e] = 0.f;
+      xs[e.index] = 0.f;
   }
 }
 
@@ -162,18 +161,18 @@ __device__ __forceinline__ void backward_data_block(const FusedArgs& a, int n, i
   const int P = s.P(), Q = s.Q();
   float* ds = smem;
   float* ws = smem + L.d_floats;
-  for (int e = threadIdx.x; e < L.d_floats; e += blockDim.x) {  // zero the halo and slack
-    const int qh = e % L.Qh, ph = (e / L.Qh) % L.Ph;
-    if (ph < L.hr || ph >= P + L.hr || qh < L.hs || qh >= Q + L.hs) ds[e] = 0.f;
+  for (BoxWalk e(L.Ph, L.Qh); e.plane < s.K; e.next()) {  // zero the halo and slack
+    const int qh = e.col, ph = e.row;
+    if (ph < L.hr || ph >= P + L.hr || qh < L.hs || qh >= Q + L.hs) ds[e.index] = 0.f;
   }
   stage_dact(s, a.d, n, 0, s.K, ds + L.hr * L.Qh + L.hs, L.Ph * L.Qh, L.Qh);
   const int rs = R * S;
-  for (int e = threadIdx.x; e < L.w_floats; e += blockDim.x) {
-    const int k = e / (a.ct * rs), cc = (e / rs) % a.ct, c = c0 + cc;
+  for (BoxWalk e(a.ct, rs); e.plane < s.K; e.next()) {  // (k, channel of the tile, tap)
+    const int c = c0 + e.row;
     if (c < s.C)
-      copy_async(ws + e, a.w + (size_t(k) * s.C + c) * rs + e % rs);
+      copy_async(ws + e.index, a.w + (size_t(e.plane) * s.C + c) * rs + e.col);
     else
-      ws[e] = 0.f;
+      ws[e.index] = 0.f;
   }
   copy_async_wait();
   __syncthreads();

@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include "backends/cuda/common.cuh"
 #include "core/activation_math.hpp"
 #include "core/shapes.hpp"
 
@@ -52,11 +53,11 @@ __device__ __forceinline__ void stage_dact_as(const Conv2dShape& s, const DactSo
   // unroll 4: four independent gradient reads in flight per thread, not one at a time
   if (d.pool == PoolKind::None) {
 #pragma unroll 4
-    for (int e = threadIdx.x; e < kt * P * Q; e += blockDim.x) {
-      const int kk = e / (P * Q), pq = e % (P * Q), p = pq / Q, q = pq % Q, k = k0 + kk;
+    for (BoxWalk e(P, Q); e.plane < kt; e.next()) {
+      const int kk = e.plane, p = e.row, q = e.col, k = k0 + kk;
       float v = 0.f;
       if (k < s.K) {
-        const size_t i = (size_t(n) * s.K + k) * P * Q + pq;
+        const size_t i = (size_t(n) * s.K + k) * P * Q + p * Q + q;
         v = d.dy[i];
         if constexpr (A != Activation::None) v *= activation_derivative<A>(d.y[i]);
       }
@@ -72,8 +73,8 @@ __device__ __forceinline__ void stage_dact_as(const Conv2dShape& s, const DactSo
     }
   const float inv_area = 1.f / float(pw * pw);
 #pragma unroll 4
-  for (int e = threadIdx.x; e < kt * P2 * Q2; e += blockDim.x) {
-    const int kk = e / (P2 * Q2), pp = (e / Q2) % P2, pq = e % Q2, k = k0 + kk;
+  for (BoxWalk e(P2, Q2); e.plane < kt; e.next()) {
+    const int kk = e.plane, pp = e.row, pq = e.col, k = k0 + kk;
     float* out = dst + kk * pitch_k + pp * pw * pitch_row + pq * pw;
     if (k >= s.K) {
       for (int a = 0; a < pw; ++a)

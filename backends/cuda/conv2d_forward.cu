@@ -137,8 +137,10 @@ struct TiledLayout {
 __device__ __forceinline__ void stage_filters(const Conv2dShape& s, const float* w, const float* bias,
                                      int k0, int kt, float* ws, float* bs) {
   const int crs = s.C * s.R * s.S;
+  const int have = (s.K - k0 < kt ? s.K - k0 : kt) * crs;  // filters past K read as zeros
   for (int e = threadIdx.x; e < kt * crs; e += blockDim.x) {
-    if (k0 + e / crs < s.K) copy_async(ws + e, w + size_t(k0) * crs + e);
+    if (e < have)
+      copy_async(ws + e, w + size_t(k0) * crs + e);
     else ws[e] = 0.f;
   }
   for (int e = threadIdx.x; e < kt; e += blockDim.x)
@@ -161,11 +163,12 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
   float* ws = xs + L.x_floats;
   float* bs = ws + L.w_floats;
   const float* xn = x + size_t(n) * s.C * s.H * s.W;
-  for (int e = threadIdx.x; e < L.x_floats; e += blockDim.x) {
-    const int ww = e % L.Wp, hh = (e / L.Wp) % L.Hp, c = e / (L.Hp * L.Wp);
-    const int h = hh - s.pad, wi = ww - s.pad;
-    if (h >= 0 && h < s.H && wi >= 0 && wi < s.W) copy_async(xs + e, xn + (size_t(c) * s.H + h) * s.W + wi);
-    else xs[e] = 0.f;
+  for (BoxWalk e(L.Hp, L.Wp); e.plane < s.C; e.next()) {
+    const int h = e.row - s.pad, wi = e.col - s.pad;
+    if (h >= 0 && h < s.H && wi >= 0 && wi < s.W)
+      copy_async(xs + e.index, xn + (e.plane * s.H + h) * s.W + wi);
+    else
+      xs[e.index] = 0.f;
   }
   stage_filters(s, w, o.bias, k0, kt, ws, bs);
   copy_async_wait();
@@ -226,15 +229,17 @@ __device__ __forceinline__ void ring_load_rows(const Conv2dShape& s, const RingL
   const int Hp = s.H + 2 * s.pad;
   if (last > Hp) last = Hp;
   const int rows = last > first ? last - first : 0;
-  for (int e = threadIdx.x; e < s.C * rows * L.Wp; e += blockDim.x) {
-    const int ww = e % L.Wp, rr = (e / L.Wp) % rows, c = e / (L.Wp * rows);
-    const int hh = first + rr, h = hh - s.pad, wi = ww - s.pad;
-    float* dst = ring + (c * L.RB + hh % L.RB) * L.Wp + ww;
-    if (h >= 0 && h < s.H && wi >= 0 && wi < s.W)
-      copy_async(dst, xn + (size_t(c) * s.H + h) * s.W + wi);
-    else
-      *dst = 0.f;
-  }
+  const int first_slot = first % L.RB;  // rows <= RB: a slot wraps at most once
+  if (rows > 0)
+    for (BoxWalk e(rows, L.Wp); e.plane < s.C; e.next()) {
+      const int c = e.plane, ww = e.col, hh = first + e.row, h = hh - s.pad, wi = ww - s.pad;
+      const int slot = first_slot + e.row < L.RB ? first_slot + e.row : first_slot + e.row - L.RB;
+      float* dst = ring + (c * L.RB + slot) * L.Wp + ww;
+      if (h >= 0 && h < s.H && wi >= 0 && wi < s.W)
+        copy_async(dst, xn + (size_t(c) * s.H + h) * s.W + wi);
+      else
+        *dst = 0.f;
+    }
   __pipeline_commit();
 }
 
