@@ -11,11 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <functional>
-#include <map>
-#include <mutex>
-#include <string>
 #include <vector>
 
 #include "backends/cuda/common.cuh"
@@ -236,17 +232,10 @@ void run_direct(CudaContext& ctx, const Conv2dShape& s, const DactSource& d, con
 // the shape and the batch (H200, kernel lab: Split 6 % faster on LeNet-5's conv2 at batch 1024
 // and 20 % on Simard 2003's at 64, but 50 % slower on LeNet-5's at 64 and 7 % on a 3x3 16 -> 32
 // at 128 and 1024). So the first call of a shape outside a graph capture times both, median of
-// five runs each, and the device keeps the faster for that shape. While a graph is captured
-// nothing may be timed: a shape not chosen yet gets Tiled. PCNN_CONV_SPLIT=0 or 1 forces one
-// (a measuring aid, as PCNN_DEPENDENT_LAUNCH is); PCNN_CUDA_LOG=1 prints each choice on stderr.
-
-int forced_split() {
-  static const int forced = [] {
-    const char* e = std::getenv("PCNN_CONV_SPLIT");
-    return e && (e[0] == '0' || e[0] == '1') && !e[1] ? e[0] - '0' : -1;
-  }();
-  return forced;
-}
+// five runs each, and the backend's context keeps the faster for that shape. While a graph is
+// captured nothing may be timed: a shape not chosen yet gets Tiled. PCNN_CONV_SPLIT=0 or 1
+// forces one (a measuring aid, as PCNN_DEPENDENT_LAUNCH is); PCNN_CUDA_LOG=1 prints each choice
+// on stderr (both read by CudaContext).
 
 // CUDA events, destroyed however the timing ends.
 struct EventPair {
@@ -292,31 +281,20 @@ std::pair<double, double> median_us(CudaContext& ctx, const FusedPlan& p, const 
 const FusedPlan& tiled_or_split(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
                                 const FusedPlan& tiled, const FusedPlan& split,
                                 const std::function<void(const FusedPlan&)>& run) {
-  if (forced_split() >= 0) return forced_split() ? split : tiled;
+  if (ctx.forced_conv_split() >= 0) return ctx.forced_conv_split() ? split : tiled;
   // clang-format off
-  const std::array<int, 14> key{ctx.device(), s.N, s.C, s.H, s.W, s.K, s.R, s.S, s.stride, s.pad,
-                                int(epi.act), int(epi.pool), epi.pool_window, epi.pool_stride};
+  const CudaContext::ChoiceKey key{s.N, s.C, s.H, s.W, s.K, s.R, s.S, s.stride, s.pad,
+                                   int(epi.act), int(epi.pool), epi.pool_window, epi.pool_stride};
   // clang-format on
-  static std::mutex mutex;
-  static std::map<std::array<int, 14>, bool> chosen;  // key -> Split is faster
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    const auto it = chosen.find(key);
-    if (it != chosen.end()) return it->second ? split : tiled;
-  }
+  if (const bool* chosen = ctx.conv_split_choice(key)) return *chosen ? split : tiled;
   if (ctx.capturing()) return tiled;
   const auto [t_tiled, t_split] = median_us(ctx, tiled, split, run);
-  static const bool log = [] {
-    const char* e = std::getenv("PCNN_CUDA_LOG");
-    return e && std::string(e) == "1";
-  }();
-  if (log)
+  if (ctx.log_choices())
     std::fprintf(stderr,
                  "pcnn cuda: conv backward N%d C%d %dx%d K%d %dx%d stride %d pad %d: one launch "
                  "%.1f us, two %.1f us\n",
                  s.N, s.C, s.H, s.W, s.K, s.R, s.S, s.stride, s.pad, t_tiled, t_split);
-  std::lock_guard<std::mutex> lock(mutex);
-  chosen[key] = t_split < t_tiled;
+  ctx.set_conv_split_choice(key, t_split < t_tiled);
   return t_split < t_tiled ? split : tiled;
 }
 

@@ -60,6 +60,11 @@ CudaContext::CudaContext(int device) : device_(device) {
     smem_optin_floats_ = int(prop.sharedMemPerBlockOptin / sizeof(float));
     const char* pdl = std::getenv("PCNN_DEPENDENT_LAUNCH");
     dependent_launches_ = prop.major >= 9 && !(pdl && std::string(pdl) == "0");
+    const char* split = std::getenv("PCNN_CONV_SPLIT");
+    if (split && (split[0] == '0' || split[0] == '1') && !split[1])
+      forced_conv_split_ = split[0] - '0';
+    const char* log = std::getenv("PCNN_CUDA_LOG");
+    log_choices_ = log && std::string(log) == "1";
     PCNN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     reserve_placement_pad();
     counters_ = static_cast<unsigned*>(malloc_device(kCounters * sizeof(unsigned)));
@@ -72,6 +77,11 @@ CudaContext::CudaContext(int device) : device_(device) {
 }
 
 CudaContext::~CudaContext() { release(); }
+
+const bool* CudaContext::conv_split_choice(const ChoiceKey& key) const {
+  const auto it = conv_split_.find(key);
+  return it == conv_split_.end() ? nullptr : &it->second;
+}
 
 // PCNN_PAD_DEVICE_MEMORY=BYTES: that much device memory is taken before anything else, so every
 // later buffer lands elsewhere. A measuring aid: on the H200 the same binary's cudnn step moved by

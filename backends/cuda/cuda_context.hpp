@@ -6,7 +6,9 @@
 
 #include <cuda_runtime.h>
 
+#include <array>
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,16 @@ class CudaContext {
   // capability 9.0 and up unless PCNN_DEPENDENT_LAUNCH=0 (a measuring aid: the same binary with
   // and without them).
   bool dependent_launches() const { return dependent_launches_; }
+
+  // ---- choices made by timing ----------------------------------------------------------------
+  // The convolution backward's one launch or two (conv2d_backward.cu) is timed on a shape's first
+  // call and kept here, per context: `key` names the shape and its epilogue. PCNN_CONV_SPLIT=0|1
+  // forces it (forced_conv_split() 0 or 1; -1: time it), PCNN_CUDA_LOG=1 prints each timing.
+  using ChoiceKey = std::array<int, 13>;
+  int forced_conv_split() const { return forced_conv_split_; }
+  bool log_choices() const { return log_choices_; }
+  const bool* conv_split_choice(const ChoiceKey& key) const;  // nullptr: not timed yet
+  void set_conv_split_choice(const ChoiceKey& key, bool split) { conv_split_[key] = split; }
 
   // Makes this context's GPU the calling thread's current device (a no-op when it already is):
   // replicas of a data-parallel run each own a GPU and may share one host thread.
@@ -79,6 +91,9 @@ class CudaContext {
   int sm_count_ = 1;
   int smem_optin_floats_ = 0;
   bool dependent_launches_ = false;
+  int forced_conv_split_ = -1;
+  bool log_choices_ = false;
+  std::map<ChoiceKey, bool> conv_split_;  // key -> Split was faster
   std::string name_;
   cudaStream_t stream_ = nullptr;
   unsigned* counters_ = nullptr;
