@@ -1,8 +1,9 @@
 // Softmax cross-entropy of the cuda backend (cudnn inherits it; cuDNN's softmax would still
-// leave the loss, the arg-max count and the gradient to a kernel). One block: a thread per row
-// (core/loss_math.hpp does the row), then a fixed-order block sum into the metric accumulators,
-// so the metrics are deterministic and no atomics are needed. Batches are small enough that one
-// block is never the bottleneck.
+// leave the loss, the arg-max count and the gradient to a kernel). A thread per row (core/
+// loss_math.hpp does the row) in blocks of kRowsPerBlock; each block sums its rows' metrics in
+// a fixed order, and the last block to finish adds the blocks' sums in block order to the
+// metric accumulators: deterministic, no atomics on the metrics. (One block of up to 1024 rows
+// took 12 us at batch 1024 on the H200, 2.6 % of a LeNet-5 step, its rows queued on one SM.)
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_check.hpp"
@@ -15,31 +16,58 @@ namespace cuda {
 
 namespace {
 
-// logits (N,K), labels (N) -> dlogits (N,K); metrics[0..1] += sums over rows
-__global__ void softmax_xent_kernel_block(int N, int K, const float* logits,
-                                          const int32_t* labels, float* dlogits,
-                                          float* metrics) {
+constexpr int kRowsPerBlock = 128;
+
+// logits (N,K), labels (N) -> dlogits (N,K); metrics[0..1] += sums over rows. With more than
+// one block: partial_loss, partial_correct (gridDim.x) take the blocks' sums and counter
+// (zero on entry and on exit) finds the last block.
+__global__ void softmax_xent_kernel(int N, int K, const float* logits, const int32_t* labels,
+                                    float* dlogits, float* metrics, double* partial_loss,
+                                    int* partial_correct, unsigned* counter) {
   wait_for_previous_kernel();
   __shared__ double red_loss[32];
   __shared__ int red_correct[32];
+  __shared__ bool is_last;
   double loss = 0.0;
   int correct = 0;
-  for (int n = threadIdx.x; n < N; n += blockDim.x) {
+  const int n = blockIdx.x * blockDim.x + threadIdx.x;
+  if (n < N) {
     const float* row = logits + size_t(n) * K;
     const RowSoftmax r = row_softmax_stats(row, K);
     const int label = labels[n];
-    loss += double(r.log_sum - (row[label] - r.max));
-    correct += r.argmax == label;
+    loss = double(r.log_sum - (row[label] - r.max));
+    correct = r.argmax == label;
     if (dlogits)
       for (int k = 0; k < K; ++k)
         dlogits[size_t(n) * K + k] = softmax_xent_grad(row[k], r, k == label, N);
   }
   const double loss_sum = block_sum(loss, red_loss);
   const int correct_sum = block_sum(correct, red_correct);
-  if (threadIdx.x == 0) {
-    metrics[kMetricLossSum] += float(loss_sum);
-    metrics[kMetricCorrect] += float(correct_sum);
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0) {
+      metrics[kMetricLossSum] += float(loss_sum);
+      metrics[kMetricCorrect] += float(correct_sum);
+    }
+    return;
   }
+  if (threadIdx.x == 0) {
+    partial_loss[blockIdx.x] = loss_sum;
+    partial_correct[blockIdx.x] = correct_sum;
+    __threadfence();
+    is_last = atomicAdd(counter, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!is_last || threadIdx.x != 0) return;
+  __threadfence();
+  double total_loss = 0.0;
+  int total_correct = 0;
+  for (unsigned b = 0; b < gridDim.x; ++b) {
+    total_loss += __ldcg(partial_loss + b);
+    total_correct += __ldcg(partial_correct + b);
+  }
+  metrics[kMetricLossSum] += float(total_loss);
+  metrics[kMetricCorrect] += float(total_correct);
+  *counter = 0u;  // ready for the next launch (graph replays)
 }
 
 }  // namespace
@@ -51,9 +79,20 @@ void CudaBackend::softmax_cross_entropy(int N, int K, const float* logits, const
   ctx_.bind();
   PCNN_CHECK(K > 0, "cuda softmax_cross_entropy: K must be positive, got " << K);
   if (N == 0) return;
-  const int threads = N >= 1024 ? 1024 : (N + 31) / 32 * 32;
-  cuda::launch(ctx_, "softmax_xent_kernel_block", cuda::softmax_xent_kernel_block, 1, threads, 0, N,
-               K, logits, labels, dlogits, metrics);
+  const int blocks = (N + cuda::kRowsPerBlock - 1) / cuda::kRowsPerBlock;
+  const int threads = blocks > 1 ? cuda::kRowsPerBlock : (N + 31) / 32 * 32;
+  double* partial_loss = nullptr;
+  int* partial_correct = nullptr;
+  unsigned* counter = nullptr;
+  if (blocks > 1) {
+    // Doubles first (8-byte aligned: the scratch is a cudaMalloc base), then the counts.
+    float* scratch = ctx_.scratch(size_t(blocks) * 3);
+    partial_loss = reinterpret_cast<double*>(scratch);
+    partial_correct = reinterpret_cast<int*>(scratch + size_t(blocks) * 2);
+    counter = ctx_.counters(1);
+  }
+  cuda::launch(ctx_, "softmax_xent_kernel", cuda::softmax_xent_kernel, blocks, threads, 0, N, K,
+               logits, labels, dlogits, metrics, partial_loss, partial_correct, counter);
 }
 
 }  // namespace pcnn
