@@ -45,11 +45,13 @@ PCNN_HD inline float bits_float(uint32_t u) {
   return f;
 }
 
-// float -> bf16, round to nearest even. A NaN keeps its sign and becomes quiet (a payload only
-// in the low bits would otherwise truncate to infinity).
+// float -> bf16, round to nearest even. Every NaN becomes the one quiet 0x7fc0 (a payload only in
+// the low bits would otherwise round to infinity).
 PCNN_HD inline uint16_t float_to_bf16(float f) {
   const uint32_t u = float_bits(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return uint16_t((u >> 16) | 0x0040u);
+  // sign and payload dropped: hardware differs in the NaN a product of NaN gives (x86 keeps
+  // the operand's, a GPU gives its own 0x7fffffff), and the stored bits must not
+  if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fc0u;
   return uint16_t((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }
 PCNN_HD inline float bf16_to_float(uint16_t h) { return bits_float(uint32_t(h) << 16); }
@@ -68,8 +70,10 @@ PCNN_HD inline uint16_t float_to_f16(float f) {
   // subnormal's unit; the difference of the bits counts those units (0x400: the least normal)
   if (a < 0x38800000u) h = float_bits(bits_float(a) + 0.5f) - 0x3f000000u;
   if (a >= 0x477ff000u) h = 0x7c00u;  // 65520 and up round to infinity
-  if (a > 0x7f800000u) h = 0x7e00u;   // NaN (quiet)
-  return uint16_t(sign | h);
+  // NaN: one quiet pattern without the sign, as float_to_bf16 (a select, not a branch)
+  const bool nan = a > 0x7f800000u;
+  if (nan) h = 0x7e00u;
+  return uint16_t((nan ? 0u : sign) | h);
 }
 PCNN_HD inline float f16_to_float(uint16_t h) {
   const uint32_t sign = uint32_t(h & 0x8000u) << 16;

@@ -129,6 +129,12 @@ TEST_CASE("rounding to bf16 and fp16: nearest, ties to even, overflow to infinit
   CHECK(float_to_bf16(1.f + 3.f / 256) == 0x3f82);  // a tie: to the even 1 + 2/128
   CHECK(float_to_bf16(std::numeric_limits<float>::max()) == 0x7f80);
   CHECK(std::isnan(bf16_to_float(float_to_bf16(bits_float(0x7f800001u)))));  // a low payload
+  // Every NaN, whatever its sign and payload (x86's 0/0 is 0xffc00000, a GPU's 0x7fffffff),
+  // is stored as one pattern, so backends agree bit for bit on a non-finite step.
+  for (uint32_t nan : {0x7f800001u, 0xffc00000u, 0x7fffffffu, 0xffffffffu}) {
+    CHECK(float_to_bf16(bits_float(nan)) == 0x7fc0);
+    CHECK(float_to_f16(bits_float(nan)) == 0x7e00);
+  }
 }
 
 TEST_CASE("the loss scale: copied to the update's divisor, halved on a fault, doubled in time") {
