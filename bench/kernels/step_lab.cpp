@@ -2,7 +2,7 @@
 // backends compiled in (registry kind gpu), batch 64 and 1024, through the real Model and Trainer
 // (gather, forward, loss, backward, update, counter++), the step replayed as a CUDA graph
 // (and once without, to show what the graph saves). Synthetic uint8 images, so no data files.
-// Usage: pcnn_step_lab [BACKEND]  (the sweep)  |  pcnn_step_lab BACKEND MODEL BATCH STEPS
+// Usage: pcnn_step_lab [BACKEND]  (the sweep)  |  pcnn_step_lab BACKEND MODEL BATCH STEPS [PRECISION]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -12,6 +12,7 @@
 
 #include "backends/registry.hpp"
 #include "core/check.hpp"
+#include "core/precision.hpp"
 #include "models/model.hpp"
 #include "train/trainer.hpp"
 
@@ -33,9 +34,10 @@ Dataset random_dataset(int count, int h, int w) {
 // Median images/s over `rounds` timed runs of `steps` steps each (after warm-up steps, which
 // include the eager first step and the captured second one).
 double images_per_s(Backend& be, const std::string& model, int batch, bool graphs,
-                    const std::string& opt, int steps, int rounds) {
+                    const std::string& opt, int steps, int rounds,
+                    Precision precision = Precision::F32) {
   const Dataset data = random_dataset(std::max(8192, batch * 8), 28, 28);
-  Model m(be, load_model_spec(model), batch, 42);  // a built-in name or a JSON file
+  Model m(be, load_model_spec(model), batch, 42, true, precision);  // a name or a JSON file
   TrainConfig cfg;
   cfg.batch = batch;
   cfg.graphs = graphs;
@@ -57,19 +59,27 @@ double images_per_s(Backend& be, const std::string& model, int batch, bool graph
 
 }  // namespace
 
-// `pcnn_step_lab BACKEND MODEL BATCH STEPS`: one configuration, launched eagerly (no graph) so
-// that a profiler (scripts/device/profile_kernels.sh) sees every kernel as its own launch.
-int profile_one(const std::string& backend, const std::string& model, int batch, int steps) {
+// `pcnn_step_lab BACKEND MODEL BATCH STEPS [PRECISION]`: one configuration, launched eagerly (no
+// graph) so that a profiler (scripts/device/profile_kernels.sh) sees every kernel as its own
+// launch; PRECISION fp32 (default), bf16 or fp16 as `pcnn train --precision`.
+int profile_one(const std::string& backend, const std::string& model, int batch, int steps,
+                const std::string& precision_given) {
+  const auto precision = find_precision(precision_given);
+  PCNN_CHECK(precision.has_value(),
+             "step_lab: unknown precision '" + precision_given + "' (fp32, bf16, fp16)");
   auto be = make_backend(backend);
-  const double ips = images_per_s(*be, model, batch, false, "sgd", steps, 1);
-  std::printf("%s %s batch %d, %d eager steps: %.0f images/s on %s\n", backend.c_str(),
-              model.c_str(), batch, steps, ips, be->device_name().c_str());
+  const double ips = images_per_s(*be, model, batch, false, "sgd", steps, 1, *precision);
+  std::printf("%s %s batch %d %s, %d eager steps: %.0f images/s on %s\n", backend.c_str(),
+              model.c_str(), batch, precision_name(*precision), steps, ips,
+              be->device_name().c_str());
   return 0;
 }
 
 int main(int argc, char** argv) {
   try {
-    if (argc == 5) return profile_one(argv[1], argv[2], std::stoi(argv[3]), std::stoi(argv[4]));
+    if (argc == 5 || argc == 6)
+      return profile_one(argv[1], argv[2], std::stoi(argv[3]), std::stoi(argv[4]),
+                         argc == 6 ? argv[5] : "fp32");
     std::vector<std::string> backends;
     for (const auto& e : compiled_backends())
       if (e.kind == BackendKind::Gpu && unusable_reason(e.name).empty())

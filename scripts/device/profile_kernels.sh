@@ -4,8 +4,8 @@
 # kernel is its own launch); ncu skips the warm-up and records a few whole steps. Clocks and
 # caches are left as they are (--clock-control none --cache-control none): the numbers are what
 # a kernel costs inside a running step, not from a flushed cache.
-# Usage: scripts/device/profile_kernels.sh BUILD_DIR OUT_DIR [backend:model:batch ...] (model: a
-# built-in name or a JSON file)
+# Usage: scripts/device/profile_kernels.sh BUILD_DIR OUT_DIR [backend:model:batch[:precision] ...]
+# (model: a built-in name or a JSON file; precision: fp32, the default, bf16 or fp16)
 # Then, on any machine: python3 scripts/device/ncu_table.py OUT_DIR/ncu_*.csv
 set -uo pipefail
 build=$1 out=$2; shift 2
@@ -26,14 +26,17 @@ metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active
 metrics+=,launch__grid_size,launch__block_size,launch__registers_per_thread
 metrics+=,launch__shared_mem_per_block_dynamic,launch__shared_mem_per_block_static
 for c in $cases; do
-  IFS=: read -r backend model batch <<<"$c"
+  IFS=: read -r backend model batch precision <<<"$c"
+  precision=${precision:-fp32}
   tag=$(basename "$model" .json)  # a model may be a JSON file: its name, not its path
+  [ "$precision" = fp32 ] || tag+="_$precision"
   # cuda runs 14 (lenet5) or 12 kernels a step; cudnn more. Skip the warm-up, record >= 2 steps.
   count=40; [ "$backend" = cudnn ] && count=140  # cudnn: 46 kernels a LeNet-5 step
-  echo "== $backend $model $batch"
+  [ "$precision" = fp32 ] || count=$((count * 2))  # 16 bits: conversions between layers too
+  echo "== $backend $model $batch $precision"
   timeout 150 "$ncu" --clock-control none --cache-control none --launch-skip 600 \
     --launch-count $count --metrics "$metrics" --csv --print-units base \
-    "$build/bench/kernels/pcnn_step_lab" "$backend" "$model" "$batch" 200 \
+    "$build/bench/kernels/pcnn_step_lab" "$backend" "$model" "$batch" 200 "$precision" \
     > "$out/ncu_${backend}_${tag}_${batch}.csv" 2> "$out/ncu_${backend}_${tag}_${batch}.err"
   echo "exit $?; $(grep -c gpu__time_duration "$out/ncu_${backend}_${tag}_${batch}.csv") kernels"
   tail -2 "$out/ncu_${backend}_${tag}_${batch}.err"
