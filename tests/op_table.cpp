@@ -215,8 +215,8 @@ struct Layer {
 };
 
 // The convolutions of LeNet-5 and Simard-2003 at batch N, with the epilogues their layers fuse,
-// and two wider second layers: examples/models/wide.json's (16 -> 32 channels) and its 3x3
-// variant with pad 1 (the time-to-accuracy candidate).
+// a wider second layer (examples/models/wide.json's, 16 -> 32 channels) and both layers of
+// fast3x3 (`--recipe fast`: 3x3, pad 1).
 std::vector<Layer> model_conv_layers(int N) {
   const ConvEpilogue relu_max = epilogue(Activation::ReLU, PoolKind::Max);
   const ConvEpilogue tanh = epilogue(Activation::Tanh, PoolKind::None);
@@ -226,6 +226,7 @@ std::vector<Layer> model_conv_layers(int N) {
       {"simard conv1", conv_shape(N, 1, 29, 29, 5, 5, 5, 2, 0), tanh},
       {"simard conv2", conv_shape(N, 5, 13, 13, 50, 5, 5, 2, 0), tanh},
       {"wide conv2", conv_shape(N, 16, 14, 14, 32, 5, 5, 1, 0), relu_max},
+      {"c3p conv1", conv_shape(N, 1, 28, 28, 16, 3, 3, 1, 1), relu_max},
       {"c3p conv2", conv_shape(N, 16, 14, 14, 32, 3, 3, 1, 1), relu_max},
   };
 }
