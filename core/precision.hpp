@@ -50,7 +50,7 @@ PCNN_HD inline float bits_float(uint32_t u) {
 PCNN_HD inline uint16_t float_to_bf16(float f) {
   const uint32_t u = float_bits(f);
   // sign and payload dropped: hardware differs in the NaN a product of NaN gives (x86 keeps
-  // the operand's, a GPU gives its own 0x7fffffff), and the stored bits must not
+  // the operand's, a GPU gives its own 0x7fffffff), and the stored bits must not tell them apart
   if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fc0u;
   return uint16_t((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }

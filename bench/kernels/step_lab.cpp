@@ -2,7 +2,8 @@
 // backends compiled in (registry kind gpu), batch 64 and 1024, through the real Model and Trainer
 // (gather, forward, loss, backward, update, counter++), the step replayed as a CUDA graph
 // (and once without, to show what the graph saves). Synthetic uint8 images, so no data files.
-// Usage: pcnn_step_lab [BACKEND]  (the sweep)  |  pcnn_step_lab BACKEND MODEL BATCH STEPS [PRECISION]
+// Usage: pcnn_step_lab [BACKEND]  (the sweep)
+//        pcnn_step_lab BACKEND MODEL BATCH STEPS [PRECISION]  (one configuration, for ncu)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
