@@ -121,9 +121,8 @@ Command add_bench_command(CLI::App& app) {
   sub->add_option("--optimizer", b.optimizer,
                   "the update the timed step runs (default: adam, as pcnn train)")
       ->check(one_of({"sgd", "adam"}, "optimizer"))->capture_default_str();
-  sub->add_option("--precision", b.precision,
-                  "storage of activations and gradients between layers (as pcnn train)")
-      ->check(one_of({"fp32", "bf16", "fp16"}, "precision"))->capture_default_str();
+  add_precision_option(*sub, b.precision,
+                       "storage of activations and gradients between layers (as pcnn train)");
   sub->add_option("--seed", b.seed, "seed of weights, data and shuffling")
       ->check(whole_number(0, kMaxSeed))->capture_default_str();
   sub->add_flag("--isolate", b.isolate,

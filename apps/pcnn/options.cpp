@@ -8,6 +8,7 @@
 
 #include "apps/pcnn/suggest.hpp"
 #include "backends/registry.hpp"
+#include "core/precision.hpp"
 #include "models/model_spec.hpp"
 #include "report/number_format.hpp"
 
@@ -181,6 +182,14 @@ CLI::Option* add_batch_option(CLI::App& app, std::vector<int>& batches, const st
   return app.add_option(kBatchNames, batches, help)
       ->delimiter(',')
       ->check(whole_number(1, kMaxBatch))
+      ->capture_default_str();
+}
+
+CLI::Option* add_precision_option(CLI::App& app, std::string& precision, const std::string& help) {
+  return app.add_option("--precision", precision, help)
+      ->check(one_of({precision_name(Precision::F32), precision_name(Precision::BF16),
+                      precision_name(Precision::F16)},
+                     "precision"))
       ->capture_default_str();
 }
 

@@ -71,5 +71,7 @@ CLI::Option* add_path_option(CLI::App& app, const std::string& names, std::strin
 // --threads: one count (train, eval, backends) or a list (bench), 0 = all cores.
 CLI::Option* add_threads_option(CLI::App& app, int& threads, const std::string& help);
 CLI::Option* add_threads_option(CLI::App& app, std::vector<int>& threads, const std::string& help);
+// --precision (train, bench, show): fp32, bf16 or fp16, as core/precision.hpp names them.
+CLI::Option* add_precision_option(CLI::App& app, std::string& precision, const std::string& help);
 
 }  // namespace pcnn::cli

@@ -67,10 +67,8 @@ Command add_show_command(CLI::App& app) {
       ->check(model_argument());
   add_batch_option(*sub, o->batch, "also print the totals for a batch of N images")
       ->default_str("");
-  sub->add_option("--precision", o->precision,
-                  "count the activations as stored in fp32, bf16 or fp16 (as pcnn train)")
-      ->check(one_of({"fp32", "bf16", "fp16"}, "precision"))
-      ->capture_default_str();
+  add_precision_option(*sub, o->precision,
+                       "count the activations as stored in fp32, bf16 or fp16 (as pcnn train)");
   return {sub, [o] {
             std::printf("%s", model_details(spec_of(o->model), o->batch,
                                              *find_precision(o->precision))

@@ -681,12 +681,10 @@ Command add_train_command(CLI::App& app) {
                   "each) or cosine (half a cosine from --lr toward 0 over --epochs)")
       ->check(one_of({"exp", "cosine"}, "learning-rate schedule"))
       ->capture_default_str();
-  sub->add_option("--precision", o->precision,
-                  "how activations and their gradients are stored between layers: fp32, bf16 or "
-                  "fp16 (with a dynamic loss scale); weights, their gradients and all sums stay "
-                  "fp32")
-      ->check(one_of({"fp32", "bf16", "fp16"}, "precision"))
-      ->capture_default_str();
+  add_precision_option(*sub, o->precision,
+                       "how activations and their gradients are stored between layers: fp32, "
+                       "bf16 or fp16 (with a dynamic loss scale); weights, their gradients and "
+                       "all sums stay fp32");
   sub->add_option("--seed", o->seed, "seed of weights and shuffling")
       ->check(whole_number(0, kMaxSeed))->capture_default_str();
   sub->add_option("--threads", o->threads, "CPU threads (0 = all cores)")
