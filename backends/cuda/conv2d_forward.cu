@@ -139,8 +139,7 @@ __device__ __forceinline__ void stage_filters(const Conv2dShape& s, const float*
   const int crs = s.C * s.R * s.S;
   const int have = (s.K - k0 < kt ? s.K - k0 : kt) * crs;  // filters past K read as zeros
   for (int e = threadIdx.x; e < kt * crs; e += blockDim.x) {
-    if (e < have)
-      copy_async(ws + e, w + size_t(k0) * crs + e);
+    if (e < have) copy_async(ws + e, w + size_t(k0) * crs + e);
     else ws[e] = 0.f;
   }
   for (int e = threadIdx.x; e < kt; e += blockDim.x)

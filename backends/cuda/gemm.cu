@@ -112,7 +112,9 @@ struct LinearWeightGradProblem {
   static constexpr bool kAContigK = false;  // d (batch,out): i = o runs along memory
   static constexpr bool kBContigJ = true;
   __device__ float a(int i, int k) const { return d.at(k, i); }
-  __device__ float b(int k, int j) const { return j < in ? d.io.load(x, size_t(k) * in + j) : 1.f; }
+  __device__ float b(int k, int j) const {
+    return j < in ? d.io.load(x, size_t(k) * in + j) : 1.f;
+  }
   __device__ void store(int i, int j, float acc) const {
     if (j < in) dw[size_t(i) * in + j] = acc;
     else db[i] = acc;
