@@ -687,8 +687,7 @@ Command add_train_command(CLI::App& app) {
                        "all sums stay fp32");
   sub->add_option("--seed", o->seed, "seed of weights and shuffling")
       ->check(whole_number(0, kMaxSeed))->capture_default_str();
-  sub->add_option("--threads", o->threads, "CPU threads (0 = all cores)")
-      ->check(whole_number(0, kMaxThreads))->capture_default_str();
+  add_threads_option(*sub, o->threads, "CPU threads (0 = all cores)");
   add_path_option(*sub, "--save", o->save, "write the trained model to this file");
   add_path_option(*sub, "--log", o->log,
                   "write the training log here (CSV: a row per epoch, and per --log-every steps)");
