@@ -1456,6 +1456,40 @@ void add_linear(std::vector<OpCase>& t, int B) {
 
 // ---- the fused ops on 16-bit activations -----------------------------------------------------------
 
+// The launch of a 16-bit fused op: the backend's own form, or (composed) the base class's default
+// (backend_default_16.cpp: widen, the backend's fp32 op, round), called past the override.
+Launch launch_16(Op op, bool composed) {
+// One argument list for both calls.
+#define PCNN_CALL_16(name, ...) (composed ? be.Backend::name(__VA_ARGS__) : be.name(__VA_ARGS__))
+  switch (op) {
+    case Op::conv2d_fused_forward_16:
+      return [composed](Backend& be, const OpParams& p, const DeviceTensors& t) {
+        PCNN_CALL_16(conv2d_fused_forward_16, p.precision, p.conv, p.epi, t.u16("x"), t.f("w"),
+                     t.f("b"), kept_of(p, t), t.f("scratch"), t.f("staging"), t.u16("y"));
+      };
+    case Op::conv2d_fused_backward_16:
+      return [composed](Backend& be, const OpParams& p, const DeviceTensors& t) {
+        PCNN_CALL_16(conv2d_fused_backward_16, p.precision, p.conv, p.epi, t.u16("x"), t.f("w"),
+                     kept_of(p, t), t.u16("y"), t.u16("dy"), t.f("scratch"), t.f("staging"),
+                     p.want_dx ? t.u16("dx") : nullptr, t.f("dw"), t.f("db"));
+      };
+    case Op::linear_forward_16:
+      return [composed](Backend& be, const OpParams& p, const DeviceTensors& t) {
+        PCNN_CALL_16(linear_forward_16, p.precision, p.N, p.in, p.out, p.act, t.u16("x"),
+                     t.f("w"), t.f("b"), t.f("staging"), t.u16("y"));
+      };
+    default:
+      PCNN_CHECK(op == Op::linear_backward_16, "no 16-bit launch for " << op_name(op));
+      return [composed](Backend& be, const OpParams& p, const DeviceTensors& t) {
+        PCNN_CALL_16(linear_backward_16, p.precision, p.N, p.in, p.out, p.act, t.u16("x"),
+                     t.f("w"), t.u16("y"), t.u16("dy"), t.f("scratch"), t.f("staging"),
+                     p.want_dx ? t.u16("dx") : nullptr, t.f("dw"),
+                     p.with_bias ? t.f("db") : nullptr);
+      };
+  }
+#undef PCNN_CALL_16
+}
+
 // An fp32 fused case as its 16-bit form: x, y, dy and dx stored in precision p (inputs drawn as
 // before, then rounded to it), the staging floats the defaults widen into, no gradient check
 // (finite differences of 16-bit values say nothing), the precision's tolerance.
@@ -1486,35 +1520,7 @@ OpCase sixteen_bit(OpCase c, Precision prec) {
     return v;
   };
   c.bytes /= 2;  // roughly: the activations move in half the bytes, the weights do not
-  switch (c.op) {
-    case Op::conv2d_fused_forward_16:
-      c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
-        be.conv2d_fused_forward_16(p.precision, p.conv, p.epi, t.u16("x"), t.f("w"), t.f("b"),
-                                   kept_of(p, t), t.f("scratch"), t.f("staging"), t.u16("y"));
-      };
-      break;
-    case Op::conv2d_fused_backward_16:
-      c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
-        be.conv2d_fused_backward_16(p.precision, p.conv, p.epi, t.u16("x"), t.f("w"),
-                                    kept_of(p, t), t.u16("y"), t.u16("dy"), t.f("scratch"),
-                                    t.f("staging"), p.want_dx ? t.u16("dx") : nullptr,
-                                    t.f("dw"), t.f("db"));
-      };
-      break;
-    case Op::linear_forward_16:
-      c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
-        be.linear_forward_16(p.precision, p.N, p.in, p.out, p.act, t.u16("x"), t.f("w"),
-                             t.f("b"), t.f("staging"), t.u16("y"));
-      };
-      break;
-    default:
-      c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
-        be.linear_backward_16(p.precision, p.N, p.in, p.out, p.act, t.u16("x"), t.f("w"),
-                              t.u16("y"), t.u16("dy"), t.f("scratch"), t.f("staging"),
-                              p.want_dx ? t.u16("dx") : nullptr, t.f("dw"),
-                              p.with_bias ? t.f("db") : nullptr);
-      };
-  }
+  c.launch = launch_16(c.op, false);
   return c;
 }
 
@@ -1769,6 +1775,16 @@ uint64_t OpCase::seed() const {
   uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
   for (char ch : label()) h = (h ^ uint8_t(ch)) * 0x100000001b3ull;
   return h;
+}
+
+OpCase composed_16(OpCase c) {
+  c.launch = launch_16(c.op, true);
+  return c;
+}
+
+bool is_fused_16(Op op) {
+  return op == Op::conv2d_fused_forward_16 || op == Op::conv2d_fused_backward_16 ||
+         op == Op::linear_forward_16 || op == Op::linear_backward_16;
 }
 
 OpCase gemm_case(const std::string& name, const GemmArgs& g, bool perf) {

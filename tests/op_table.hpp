@@ -232,6 +232,12 @@ std::vector<float> hyper_values(float lr, float momentum, float weight_decay, fl
 OpCase gemm_case(const std::string& name, const GemmArgs& g, bool perf);
 OpCase optimizer_case(Op op, size_t n, int steps, bool perf, bool skip = false);
 
+// The fused ops on 16-bit activations, and such a case as the base class computes it (widen, the
+// backend's fp32 op, round: backends/backend_default_16.cpp), called past the backend's override.
+// A backend's own 16-bit form that keeps fp32 products gives these bits exactly.
+bool is_fused_16(Op op);
+OpCase composed_16(OpCase c);
+
 // Ops whose result is a gradient: they need a grad case (the backward ops, and the loss).
 bool has_gradient(Op op);
 

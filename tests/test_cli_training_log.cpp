@@ -8,6 +8,7 @@
 
 #include "backends/registry.hpp"
 #include "models/model.hpp"
+#include "report/chance_level.hpp"
 #include "report/number_format.hpp"
 #include "report/training_log.hpp"
 #include "backends/unavailable_reason.hpp"
@@ -18,6 +19,30 @@
 namespace pcnn::test {
 
 TEST_SUITE("core") {
+
+TEST_CASE("chance_level_warning: a run that learned nothing, and only such a run") {
+  LogRow collapsed;  // session 15's batch-512 recipe on seed 3: one class, every loss finite
+  collapsed.test_accuracy = 0.1;
+  collapsed.train_loss = 2.3026;
+  const std::string w = chance_level_warning(collapsed, 10, 10000);
+  CHECK(w.find("chance level (test accuracy 10.00 % with 10 classes") != std::string::npos);
+  CHECK(w.find("--lr") != std::string::npos);
+  LogRow learned = collapsed;  // a loss at ln 10 but an accuracy well above chance
+  learned.test_accuracy = 0.16;
+  CHECK(chance_level_warning(learned, 10, 10000).empty());
+  LogRow lucky = collapsed;  // chance accuracy on two classes, but the loss fell
+  lucky.test_accuracy = 0.5;
+  lucky.train_loss = 0.6;
+  CHECK(chance_level_warning(lucky, 2, 10000).empty());
+  lucky.train_loss = 0.69;
+  CHECK_FALSE(chance_level_warning(lucky, 2, 10000).empty());
+  LogRow unknown = collapsed;  // a figure missing (NaN): no verdict
+  unknown.train_loss = NAN;
+  CHECK(chance_level_warning(unknown, 10, 10000).empty());
+  CHECK(chance_level_warning(collapsed, 1, 10000).empty());
+  CHECK(chance_level_warning(collapsed, 10, 499).empty());  // a trial run on a few images
+  CHECK_FALSE(chance_level_warning(collapsed, 10, 500).empty());
+}
 
 TEST_CASE("round_trip: the shortest text that reads back as the same number") {
   CHECK(round_trip(0.1) == "0.1");

@@ -42,6 +42,22 @@ TEST_CASE("memory: upload, copy, fill, download round trip") {
   check_close("fill", c.download(), std::vector<float>(300, 0.25f), 0.0);
 }
 
+// A backend's own 16-bit forms (cuda's dense layers and convolutions) widen as they load and round
+// as they store around the fp32 sums, so they must give the bits of the composed default exactly:
+// any difference is a load, a store or a plan that differs from the fp32 op's. On a backend
+// without its own forms both runs take the default: the check is then that it repeats.
+TEST_CASE("16-bit fused ops: the backend's own form gives the composed default's bits") {
+  for (const OpCase& c : table()) {
+    if (!is_fused_16(c.op)) continue;
+    OpCase composed = composed_16(c);
+    composed.tol = kExact;
+    const Verdict v =
+        compare_outputs(composed, run_case(backend(), c), run_case(backend(), composed));
+    CHECK_MESSAGE(v.ok, "backend " << backend_name() << ", case " << c.label()
+                                   << " against the composed default:\n" << v.detail);
+  }
+}
+
 #define PCNN_OP_TEST(op) \
   TEST_CASE("op " #op ": every case of the op table against serial") { check_op_cases(Op::op); }
 PCNN_ALL_OPS(PCNN_OP_TEST)

@@ -25,6 +25,7 @@
 #include "models/checkpoint.hpp"
 #include "models/serialize.hpp"
 #include "models/atomic_write.hpp"
+#include "report/chance_level.hpp"
 #include "report/run_timings.hpp"
 #include "report/training_log.hpp"
 #include "report/training_plot.hpp"
@@ -629,6 +630,11 @@ int run_train(const TrainOptions& given, const CLI::App& cmd) {
   const double seconds = std::chrono::duration<double>(clock::now() - t_start).count();
   display.print(format("final test accuracy %.4f, %.1f s in all, peak memory %.0f MiB",
                        rows.back().test_accuracy, seconds, peak_rss_mib()));
+  const std::string chance = chance_level_warning(rows.back(), spec.classes, data.test.count);
+  if (!chance.empty()) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "pcnn train: warning: %s\n", chance.c_str());
+  }
   const double whole = std::chrono::duration<double>(clock::now() - timings.origin()).count();
   const int64_t in_use = std::max(result.device_in_use, be.device_memory_in_use());
   if (!o.quiet) display.print(memory_line(be, spec, in_use, model.precision()));
