@@ -2,12 +2,14 @@
 // backends compiled in (registry kind gpu), batch 64 and 1024, through the real Model and Trainer
 // (gather, forward, loss, backward, update, counter++), the step replayed as a CUDA graph
 // (and once without, to show what the graph saves). Synthetic uint8 images, so no data files.
-// Usage: pcnn_step_lab [BACKEND]  (the sweep)
+// Usage: pcnn_step_lab [BACKEND] [--models A,B] [--batches 64,1024] [--precisions fp32,bf16]
+//                      [--graph-only]  (the sweep; defaults as shown, every usable GPU backend)
 //        pcnn_step_lab BACKEND MODEL BATCH STEPS [PRECISION]  (one configuration, for ncu)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -76,34 +78,91 @@ int profile_one(const std::string& backend, const std::string& model, int batch,
   return 0;
 }
 
+namespace {
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+struct Sweep {
+  std::vector<std::string> backends, models{"lenet5", "simard2003"};
+  std::vector<int> batches{64, 1024};
+  std::vector<Precision> precisions{Precision::F32};
+  bool graph_only = false;  // skip the eager runs (what the graph saves) and Adam
+};
+
+Sweep parse_sweep(int argc, char** argv) {
+  Sweep w;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const auto value = [&]() -> std::string {
+      PCNN_CHECK(i + 1 < argc, "" + a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--models") {
+      w.models = split_list(value());
+    } else if (a == "--batches") {
+      w.batches.clear();
+      for (const std::string& b : split_list(value())) w.batches.push_back(std::stoi(b));
+    } else if (a == "--precisions") {
+      w.precisions.clear();
+      for (const std::string& name : split_list(value())) {
+        const auto p = find_precision(name);
+        PCNN_CHECK(p.has_value(), "unknown precision '" + name + "' (fp32, bf16, fp16)");
+        w.precisions.push_back(*p);
+      }
+    } else if (a == "--graph-only") {
+      w.graph_only = true;
+    } else {
+      PCNN_CHECK(a.rfind("--", 0) != 0, "unknown option " + a);
+      w.backends = {a};
+    }
+  }
+  PCNN_CHECK(!w.models.empty() && !w.batches.empty() && !w.precisions.empty(),
+             "empty --models, --batches or --precisions");
+  return w;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   try {
-    if (argc == 5 || argc == 6)
-      return profile_one(argv[1], argv[2], std::stoi(argv[3]), std::stoi(argv[4]),
-                         argc == 6 ? argv[5] : "fp32");
-    std::vector<std::string> backends;
-    for (const auto& e : compiled_backends())
-      if (e.kind == BackendKind::Gpu && unusable_reason(e.name).empty())
-        backends.push_back(e.name);
-    if (argc > 1) backends = {argv[1]};
-    PCNN_CHECK(!backends.empty(), "step_lab: no usable GPU backend");
-    std::printf("%-8s %-11s %6s %-5s %-6s %14s %10s\n", "backend", "model", "batch", "opt",
-                "graph", "images/s", "us/step");
-    for (const auto& name : backends) {
+    if (argc == 5 || argc == 6) {
+      bool positional = true;
+      for (int i = 1; i < argc; ++i) positional &= argv[i][0] != '-';
+      if (positional)
+        return profile_one(argv[1], argv[2], std::stoi(argv[3]), std::stoi(argv[4]),
+                           argc == 6 ? argv[5] : "fp32");
+    }
+    Sweep w = parse_sweep(argc, argv);
+    if (w.backends.empty())
+      for (const auto& e : compiled_backends())
+        if (e.kind == BackendKind::Gpu && unusable_reason(e.name).empty())
+          w.backends.push_back(e.name);
+    PCNN_CHECK(!w.backends.empty(), "step_lab: no usable GPU backend");
+    std::printf("%-8s %-11s %6s %-9s %-5s %-6s %14s %10s\n", "backend", "model", "batch",
+                "precision", "opt", "graph", "images/s", "us/step");
+    for (const auto& name : w.backends) {
       auto be = make_backend(name);
-      if (name == backends.front()) std::printf("device: %s\n", be->device_name().c_str());
-      for (const std::string model : {"lenet5", "simard2003"})
-        for (int batch : {64, 1024})
-          for (bool graphs : {true, false})
-            for (const std::string opt : {"sgd", "adam"}) {
-              if (!graphs && opt == "adam") continue;
-              if (model == "simard2003" && opt == "adam") continue;
-              const int steps = batch == 64 ? 400 : 100;
-              const double ips = images_per_s(*be, model, batch, graphs, opt, steps, 5);
-              std::printf("%-8s %-11s %6d %-5s %-6s %14.0f %10.1f\n", name.c_str(), model.c_str(),
-                          batch, opt.c_str(), graphs ? "yes" : "no", ips, 1e6 * batch / ips);
-              std::fflush(stdout);
-            }
+      if (name == w.backends.front()) std::printf("device: %s\n", be->device_name().c_str());
+      for (const std::string& model : w.models)
+        for (int batch : w.batches)
+          for (Precision prec : w.precisions)
+            for (bool graphs : {true, false})
+              for (const std::string opt : {"sgd", "adam"}) {
+                if (!graphs && (opt == "adam" || w.graph_only)) continue;
+                if ((model != "lenet5" || w.graph_only) && opt == "adam") continue;
+                const int steps = batch <= 64 ? 400 : 100;
+                const double ips = images_per_s(*be, model, batch, graphs, opt, steps, 5, prec);
+                std::printf("%-8s %-11s %6d %-9s %-5s %-6s %14.0f %10.1f\n", name.c_str(),
+                            model.c_str(), batch, precision_name(prec), opt.c_str(),
+                            graphs ? "yes" : "no", ips, 1e6 * batch / ips);
+                std::fflush(stdout);
+              }
     }
     return 0;
   } catch (const std::exception& e) {

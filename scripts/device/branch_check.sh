@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# A kernel change prepared without a GPU, checked and measured on the GPU machine in one call:
+# build and the whole test suite; beside them the earlier tree's build; the conv lab's checks of
+# every variant against serial and compute-sanitizer over the op table's 16-bit and convolution
+# cases; then the step lab (graph-replayed training steps of LeNet-5, Simard 2003 and fast3x3,
+# fp32 and bf16) in the order before, after, before, and the same-run bench of both trees.
+# Everything comes back as branch.tgz, with a summary on stdout.
+# Usage: scripts/device/branch_check.sh BEFORE_TAR   (BEFORE_TAR: `git archive` of the earlier
+#        tree, carried; run from this tree's root)
+set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+results_folder /tmp/pcnn-branch branch.tgz
+trap pack_results EXIT
+log() { echo "$(elapsed) $*"; pack_results 2>/dev/null; }
+
+log "build and test; the earlier tree's build beside them"
+BA_BUILD_ONLY=1 bash scripts/device/before_after.sh "$1" build-gpu > "$out/before_build.txt" 2>&1 &
+before_build=$!
+bash scripts/device/build_and_test.sh > "$out/build_and_test.log" 2>&1
+grep -E "tests passed|tests failed|\(Failed\)|\*\*\*Failed" "$out/build_and_test.log"
+[ -x build-gpu/pcnn ] || { log "no build"; exit 1; }
+cmake --build build-gpu -j "$(nproc)" -t pcnn_conv_lab pcnn_step_lab > "$out/labs_build.log" 2>&1 ||
+  { log "the labs did not build"; tail -20 "$out/labs_build.log"; }
+wait "$before_build"
+cat "$out/before_build.txt"
+
+log "conv lab: every variant against serial"
+timeout 120 build-gpu/bench/kernels/pcnn_conv_lab --check-only > "$out/conv_lab_check.log" 2>&1
+echo "conv lab: exit $?"; tail -3 "$out/conv_lab_check.log"
+
+log "compute-sanitizer memcheck: the op table's 16-bit and convolution cases on cuda"
+timeout 240 compute-sanitizer --tool memcheck --print-limit 20 build-gpu/tests/pcnn_tests \
+  --mode test --backend cuda --op conv2d > "$out/memcheck_conv.log" 2>&1
+echo "memcheck: exit $?"; grep -E "ERROR SUMMARY|passed" "$out/memcheck_conv.log" | tail -3
+
+log "step lab: before, after, before"
+before=/tmp/before/build-gpu/bench/kernels/pcnn_step_lab
+sweep=(cuda --models lenet5,simard2003,fast3x3 --batches 64,1024 --precisions fp32,bf16
+       --graph-only)
+for run in before1:"$before" after:build-gpu/bench/kernels/pcnn_step_lab before2:"$before"; do
+  timeout 150 "${run#*:}" "${sweep[@]}" > "$out/step_lab_${run%%:*}.txt" 2>&1
+  echo "step lab ${run%%:*}: exit $?"
+done
+# model batch precision: images/s before1 / after / before2
+for f in before1 after before2; do
+  awk -v f=$f '$1 == "cuda" { print $2, $3, $4, f, $7 }' "$out/step_lab_$f.txt"
+done | awk '{ k = $1 " " $2 " " $3; row[k] = row[k] " " $4 "=" $5 }
+  END { for (k in row) print k ":" row[k] }' | sort | tee "$out/step_lab_table.txt"
+
+log "same-run bench, earlier tree against this one"
+BA_GPU_ONLY=1 BENCH_BUDGET=${BENCH_BUDGET:-0.5} bash scripts/device/before_after.sh "$1" build-gpu \
+  > "$out/before_after.txt" 2>&1
+tail -8 "$out/before_after.txt"
+log "done"
