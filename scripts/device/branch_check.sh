@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # A kernel change prepared without a GPU, checked and measured on the GPU machine in one call:
 # build and the whole test suite; beside them the earlier tree's build; the conv lab's checks of
-# every variant against serial and compute-sanitizer over the op table's 16-bit and convolution
-# cases; then the step lab (graph-replayed training steps of LeNet-5, Simard 2003 and fast3x3,
-# fp32 and bf16) in the order before, after, before, and the same-run bench of both trees.
+# every variant against serial (and its timings on the models' second convolutions) and
+# compute-sanitizer over the op table's convolution cases; then the step lab (graph-replayed
+# training steps of LeNet-5, Simard 2003 and fast3x3, fp32 and bf16) in the order before,
+# after, before, and the same-run bench of both trees.
 # Everything comes back as branch.tgz, with a summary on stdout.
 # Usage: scripts/device/branch_check.sh BEFORE_TAR   (BEFORE_TAR: `git archive` of the earlier
 #        tree, carried; run from this tree's root)
@@ -27,6 +28,15 @@ cat "$out/before_build.txt"
 log "conv lab: every variant against serial"
 timeout 120 build-gpu/bench/kernels/pcnn_conv_lab --check-only > "$out/conv_lab_check.log" 2>&1
 echo "conv lab: exit $?"; tail -3 "$out/conv_lab_check.log"
+
+log "conv lab: every variant timed on the two models' second convolutions, batch 64 and 1024"
+for n in 64 1024; do
+  for layer in "lenet5 conv2" "simard conv2"; do
+    timeout 90 build-gpu/bench/kernels/pcnn_conv_lab --time $n "$layer" \
+      > "$out/conv_lab_${n}_${layer// /_}.txt" 2>&1
+    echo "conv lab --time $n $layer: exit $?"
+  done
+done
 
 log "compute-sanitizer memcheck: the op table's 16-bit and convolution cases on cuda"
 timeout 240 compute-sanitizer --tool memcheck --print-limit 20 build-gpu/tests/pcnn_tests \
