@@ -4,7 +4,8 @@
 # every variant against serial (and its timings on the models' second convolutions) and
 # compute-sanitizer over the op table's convolution cases; then the step lab (graph-replayed
 # training steps of LeNet-5, Simard 2003 and fast3x3, fp32 and bf16) in the order before,
-# after, before, and the same-run bench of both trees.
+# after, before; the gemm lab; and the same-run bench of both trees. The archive is refreshed
+# after each phase: a call cut short by the device's limit still returns what was done.
 # Everything comes back as branch.tgz, with a summary on stdout.
 # Usage: scripts/device/branch_check.sh BEFORE_TAR   (BEFORE_TAR: `git archive` of the earlier
 #        tree, carried; run from this tree's root)
@@ -20,7 +21,8 @@ before_build=$!
 bash scripts/device/build_and_test.sh > "$out/build_and_test.log" 2>&1
 grep -E "tests passed|tests failed|\(Failed\)|\*\*\*Failed" "$out/build_and_test.log"
 [ -x build-gpu/pcnn ] || { log "no build"; exit 1; }
-cmake --build build-gpu -j "$(nproc)" -t pcnn_conv_lab pcnn_step_lab > "$out/labs_build.log" 2>&1 ||
+cmake --build build-gpu -j "$(nproc)" -t pcnn_conv_lab pcnn_gemm_lab pcnn_step_lab \
+  > "$out/labs_build.log" 2>&1 ||
   { log "the labs did not build"; tail -20 "$out/labs_build.log"; }
 wait "$before_build"
 cat "$out/before_build.txt"
@@ -56,6 +58,10 @@ for f in before1 after before2; do
   awk -v f=$f '$1 == "cuda" { print $2, $3, $4, f, $7 }' "$out/step_lab_$f.txt"
 done | awk '{ k = $1 " " $2 " " $3; row[k] = row[k] " " $4 "=" $5 }
   END { for (k in row) print k ":" row[k] }' | sort | tee "$out/step_lab_table.txt"
+
+log "gemm lab: every tile configuration checked, the models' dense layers timed (fp32, 16 bits)"
+timeout 120 build-gpu/bench/kernels/pcnn_gemm_lab > "$out/gemm_lab.txt" 2>&1
+echo "gemm lab: exit $?"; tail -2 "$out/gemm_lab.txt"
 
 log "same-run bench, earlier tree against this one"
 BA_GPU_ONLY=1 BENCH_BUDGET=${BENCH_BUDGET:-0.5} bash scripts/device/before_after.sh "$1" build-gpu \
