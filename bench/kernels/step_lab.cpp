@@ -9,9 +9,10 @@
 #include <chrono>
 #include <cstdio>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "backends/registry.hpp"
 #include "core/check.hpp"
@@ -80,52 +81,11 @@ int profile_one(const std::string& backend, const std::string& model, int batch,
 
 namespace {
 
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 struct Sweep {
-  std::vector<std::string> backends, models{"lenet5", "simard2003"};
+  std::vector<std::string> backends, models{"lenet5", "simard2003"}, precisions{"fp32"};
   std::vector<int> batches{64, 1024};
-  std::vector<Precision> precisions{Precision::F32};
   bool graph_only = false;  // skip the eager runs (what the graph saves) and Adam
 };
-
-Sweep parse_sweep(int argc, char** argv) {
-  Sweep w;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    const auto value = [&]() -> std::string {
-      PCNN_CHECK(i + 1 < argc, "" + a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--models") {
-      w.models = split_list(value());
-    } else if (a == "--batches") {
-      w.batches.clear();
-      for (const std::string& b : split_list(value())) w.batches.push_back(std::stoi(b));
-    } else if (a == "--precisions") {
-      w.precisions.clear();
-      for (const std::string& name : split_list(value())) {
-        const auto p = find_precision(name);
-        PCNN_CHECK(p.has_value(), "unknown precision '" + name + "' (fp32, bf16, fp16)");
-        w.precisions.push_back(*p);
-      }
-    } else if (a == "--graph-only") {
-      w.graph_only = true;
-    } else {
-      PCNN_CHECK(a.rfind("--", 0) != 0, "unknown option " + a);
-      w.backends = {a};
-    }
-  }
-  PCNN_CHECK(!w.models.empty() && !w.batches.empty() && !w.precisions.empty(),
-             "empty --models, --batches or --precisions");
-  return w;
-}
 
 }  // namespace
 
@@ -138,7 +98,24 @@ int main(int argc, char** argv) {
         return profile_one(argv[1], argv[2], std::stoi(argv[3]), std::stoi(argv[4]),
                            argc == 6 ? argv[5] : "fp32");
     }
-    Sweep w = parse_sweep(argc, argv);
+    Sweep w;
+    CLI::App app{"pcnn_step_lab: whole training steps of the GPU backends, images/s"};
+    std::string backend;
+    app.add_option("backend", backend, "one backend (default: every usable GPU backend)");
+    app.add_option("--models", w.models, "models, comma-separated")->delimiter(',');
+    app.add_option("--batches", w.batches, "batch sizes")
+        ->delimiter(',')
+        ->check(CLI::Range(1, 1 << 16));
+    app.add_option("--precisions", w.precisions, "fp32, bf16, fp16")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
+    app.add_flag("--graph-only", w.graph_only, "only graph-replayed SGD steps");
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      return app.exit(e);
+    }
+    if (!backend.empty()) w.backends = {backend};
     if (w.backends.empty())
       for (const auto& e : compiled_backends())
         if (e.kind == BackendKind::Gpu && unusable_reason(e.name).empty())
@@ -151,12 +128,13 @@ int main(int argc, char** argv) {
       if (name == w.backends.front()) std::printf("device: %s\n", be->device_name().c_str());
       for (const std::string& model : w.models)
         for (int batch : w.batches)
-          for (Precision prec : w.precisions)
+          for (const std::string& precision : w.precisions)
             for (bool graphs : {true, false})
               for (const std::string opt : {"sgd", "adam"}) {
                 if (!graphs && (opt == "adam" || w.graph_only)) continue;
                 if ((model != "lenet5" || w.graph_only) && opt == "adam") continue;
                 const int steps = batch <= 64 ? 400 : 100;
+                const Precision prec = *find_precision(precision);
                 const double ips = images_per_s(*be, model, batch, graphs, opt, steps, 5, prec);
                 std::printf("%-8s %-11s %6d %-9s %-5s %-6s %14.0f %10.1f\n", name.c_str(),
                             model.c_str(), batch, precision_name(prec), opt.c_str(),

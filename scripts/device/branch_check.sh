@@ -11,27 +11,25 @@
 #        tree, carried; run from this tree's root)
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-results_folder /tmp/pcnn-branch branch.tgz
-trap pack_results EXIT
-log() { echo "$(elapsed) $*"; pack_results 2>/dev/null; }
+results_archive /tmp/pcnn-branch branch.tgz
 
-log "build and test; the earlier tree's build beside them"
+phase "build and test; the earlier tree's build beside them"
 BA_BUILD_ONLY=1 bash scripts/device/before_after.sh "$1" build-gpu > "$out/before_build.txt" 2>&1 &
 before_build=$!
 bash scripts/device/build_and_test.sh > "$out/build_and_test.log" 2>&1
 grep -E "tests passed|tests failed|\(Failed\)|\*\*\*Failed" "$out/build_and_test.log"
-[ -x build-gpu/pcnn ] || { log "no build"; exit 1; }
+[ -x build-gpu/pcnn ] || { phase "no build"; exit 1; }
 cmake --build build-gpu -j "$(nproc)" -t pcnn_conv_lab pcnn_gemm_lab pcnn_step_lab \
   > "$out/labs_build.log" 2>&1 ||
-  { log "the labs did not build"; tail -20 "$out/labs_build.log"; }
+  { phase "the labs did not build"; tail -20 "$out/labs_build.log"; }
 wait "$before_build"
 cat "$out/before_build.txt"
 
-log "conv lab: every variant against serial"
+phase "conv lab: every variant against serial"
 timeout 120 build-gpu/bench/kernels/pcnn_conv_lab --check-only > "$out/conv_lab_check.log" 2>&1
 echo "conv lab: exit $?"; tail -3 "$out/conv_lab_check.log"
 
-log "conv lab: every variant timed on the two models' second convolutions, batch 64 and 1024"
+phase "conv lab: every variant timed on the two models' second convolutions, batch 64 and 1024"
 for n in 64 1024; do
   for layer in "lenet5 conv2" "simard conv2"; do
     timeout 90 build-gpu/bench/kernels/pcnn_conv_lab --time $n "$layer" \
@@ -40,12 +38,12 @@ for n in 64 1024; do
   done
 done
 
-log "compute-sanitizer memcheck: the op table's 16-bit and convolution cases on cuda"
+phase "compute-sanitizer memcheck: the op table's 16-bit and convolution cases on cuda"
 timeout 240 compute-sanitizer --tool memcheck --print-limit 20 build-gpu/tests/pcnn_tests \
   --mode test --backend cuda --op conv2d > "$out/memcheck_conv.log" 2>&1
 echo "memcheck: exit $?"; grep -E "ERROR SUMMARY|passed" "$out/memcheck_conv.log" | tail -3
 
-log "step lab: before, after, before"
+phase "step lab: before, after, before"
 before=/tmp/before/build-gpu/bench/kernels/pcnn_step_lab
 sweep=(cuda --models lenet5,simard2003,fast3x3 --batches 64,1024 --precisions fp32,bf16
        --graph-only)
@@ -59,12 +57,12 @@ for f in before1 after before2; do
 done | awk '{ k = $1 " " $2 " " $3; row[k] = row[k] " " $4 "=" $5 }
   END { for (k in row) print k ":" row[k] }' | sort | tee "$out/step_lab_table.txt"
 
-log "gemm lab: every tile configuration checked, the models' dense layers timed (fp32, 16 bits)"
+phase "gemm lab: every tile configuration checked, the models' dense layers timed (fp32, 16 bits)"
 timeout 120 build-gpu/bench/kernels/pcnn_gemm_lab > "$out/gemm_lab.txt" 2>&1
 echo "gemm lab: exit $?"; tail -2 "$out/gemm_lab.txt"
 
-log "same-run bench, earlier tree against this one"
+phase "same-run bench, earlier tree against this one"
 BA_GPU_ONLY=1 BENCH_BUDGET=${BENCH_BUDGET:-0.5} bash scripts/device/before_after.sh "$1" build-gpu \
   > "$out/before_after.txt" 2>&1
 tail -8 "$out/before_after.txt"
-log "done"
+phase "done"

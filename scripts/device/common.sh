@@ -16,6 +16,15 @@ results_folder() {
 # Packs the results folder into $final/$archive (the device tool hands back only a few files).
 pack_results() { tar czf "$final/$archive" -C "$out" . ; }
 
+# results_archive DIR ARCHIVE: results_folder, and the archive packed when the script ends;
+# phase TEXT stamps a line and packs what is there so far, so a call the device tool cuts short
+# still returns what was done.
+results_archive() {
+  results_folder "$1" "$2"
+  trap pack_results EXIT
+}
+phase() { echo "$(elapsed) $*"; pack_results 2>/dev/null; }
+
 # "[Ns]": the seconds since results_folder, to stamp a log line.
 elapsed() { echo "[$(( $(date +%s) - t0 ))s]"; }
 
