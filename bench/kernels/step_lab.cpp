@@ -108,7 +108,8 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 1 << 16));
     app.add_option("--precisions", w.precisions, "fp32, bf16, fp16")
         ->delimiter(',')
-        ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
+        ->check(CLI::IsMember({precision_name(Precision::F32), precision_name(Precision::BF16),
+                               precision_name(Precision::F16)}));
     app.add_flag("--graph-only", w.graph_only, "only graph-replayed SGD steps");
     try {
       app.parse(argc, argv);
@@ -128,19 +129,20 @@ int main(int argc, char** argv) {
       if (name == w.backends.front()) std::printf("device: %s\n", be->device_name().c_str());
       for (const std::string& model : w.models)
         for (int batch : w.batches)
-          for (const std::string& precision : w.precisions)
+          for (const std::string& precision : w.precisions) {
+            const Precision prec = *find_precision(precision);
             for (bool graphs : {true, false})
               for (const std::string opt : {"sgd", "adam"}) {
                 if (!graphs && (opt == "adam" || w.graph_only)) continue;
                 if ((model != "lenet5" || w.graph_only) && opt == "adam") continue;
                 const int steps = batch <= 64 ? 400 : 100;
-                const Precision prec = *find_precision(precision);
                 const double ips = images_per_s(*be, model, batch, graphs, opt, steps, 5, prec);
                 std::printf("%-8s %-11s %6d %-9s %-5s %-6s %14.0f %10.1f\n", name.c_str(),
                             model.c_str(), batch, precision_name(prec), opt.c_str(),
                             graphs ? "yes" : "no", ips, 1e6 * batch / ips);
                 std::fflush(stdout);
               }
+          }
     }
     return 0;
   } catch (const std::exception& e) {

@@ -19,7 +19,8 @@ if [ ! -x "$before" ] || [ "$(cat /tmp/before/.tarball 2>/dev/null)" != "$stamp"
   ln -s "$src/.deps" /tmp/before/.deps
   cmake_gpu_args "$src"
   (cd /tmp/before && cmake -S . -B build-gpu "${gpu_args[@]}" > "$out/before_build.log" 2>&1 &&
-    cmake --build build-gpu -j "$(nproc)" -t pcnn_cli pcnn_step_lab >> "$out/before_build.log" 2>&1) ||
+    cmake --build build-gpu -j "$(nproc)" -t pcnn_cli pcnn_step_lab \
+      >> "$out/before_build.log" 2>&1) ||
     { echo "before_after: the earlier tree did not build"; tail -20 "$out/before_build.log"; exit 1; }
   echo "$stamp" > /tmp/before/.tarball
 fi
