@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "models/model.hpp"
+#include "tests/synthetic.hpp"
 
 namespace pcnn::test {
 
@@ -38,13 +39,12 @@ TrainConfig adam_config(int batch, uint32_t seed, float lr) {
 
 TrainedRun train_run(Backend& be, const ModelSpec& spec, uint64_t model_seed, const Dataset& data,
                      const TrainConfig& cfg, int epochs) {
-  const Normalization norm{0.2f, 3.f};
   Model m(be, spec, cfg.batch, model_seed);
-  Trainer t(be, m, data, norm, cfg);
+  Trainer t(be, m, data, kSyntheticNorm, cfg);
   TrainedRun r;
   for (int e = 0; e < epochs; ++e) {
     r.train_losses.push_back(t.train_epoch(e).train_loss);
-    r.eval_losses.push_back(evaluate(be, m, data, norm).loss);
+    r.eval_losses.push_back(evaluate(be, m, data, kSyntheticNorm).loss);
   }
   r.params = m.get_params();
   r.state = m.get_state();

@@ -9,6 +9,9 @@
 
 namespace pcnn::test {
 
+// What the tests train these pictures with (their pixels lie in [0, 1]).
+inline const Normalization kSyntheticNorm{0.2f, 3.f};
+
 inline Dataset synthetic_dataset(int count, int height, int width, uint64_t seed) {
   Dataset d;
   d.count = count; d.height = height; d.width = width;

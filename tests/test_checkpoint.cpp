@@ -226,9 +226,8 @@ std::vector<float> run_with_stop(int stop_at, const AugmentConfig& augment = {})
   cfg.optimizer.weight_decay = 1e-4f;
   cfg.lr_decay = 0.5f;
   cfg.augment = augment;
-  const Normalization norm{0.2f, 3.f};
   Model m(backend(), spec, 8, 6);
-  auto trainer = std::make_unique<Trainer>(backend(), m, data, norm, cfg);
+  auto trainer = std::make_unique<Trainer>(backend(), m, data, kSyntheticNorm, cfg);
   trainer->on_step([&](int, int) { return trainer->global_step() != stop_at; });
   for (int e = 0; e < 3 && (stop_at == 0 || trainer->global_step() != stop_at); ++e)
     trainer->train_epoch(e);
@@ -236,7 +235,7 @@ std::vector<float> run_with_stop(int stop_at, const AugmentConfig& augment = {})
   const TrainingState saved = trainer->state();
   CHECK(saved.global_step == stop_at);
   Model m2(backend(), spec, 8, 77);  // other initial weights: all must come from the state
-  Trainer resumed(backend(), m2, data, norm, cfg);
+  Trainer resumed(backend(), m2, data, kSyntheticNorm, cfg);
   resumed.restore(saved);
   for (int e = int(saved.global_step / resumed.steps_per_epoch()); e < 3; ++e) resumed.train_epoch(e);
   return m2.get_params();

@@ -131,10 +131,9 @@ TEST_CASE("progress reports: when asked, counted right, and the training unchang
   cfg.batch = 8;  // 12 steps per epoch
   cfg.optimizer.kind = "adam";
   cfg.optimizer.lr = 1e-3f;
-  const Normalization norm{0.2f, 3.f};
   auto train = [&](bool reporting, std::vector<StepProgress>& reports) {
     Model m(backend(), spec, 8, 7);
-    Trainer t(backend(), m, data, norm, cfg);
+    Trainer t(backend(), m, data, kSyntheticNorm, cfg);
     if (reporting) t.on_progress([&](const StepProgress& p) { reports.push_back(p); }, 0, 5);
     EpochStats last;
     for (int e = 0; e < 2; ++e) last = t.train_epoch(e);

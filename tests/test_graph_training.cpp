@@ -44,14 +44,13 @@ TEST_SUITE("core") {
 TEST_CASE("a failed graph capture: the trainer steps eagerly from then on, with the same result") {
   const Dataset data = synthetic_dataset(64, 28, 28, 41);
   const ModelSpec spec = builtin_model("lenet5");
-  const Normalization norm{0.2f, 3.f};
   const TrainConfig cfg = adam_config(16, 9, 2e-3f);  // 4 steps an epoch
   SerialBackend plain;
   Model want_model(plain, spec, 16, 8);
-  Trainer want(plain, want_model, data, norm, cfg);
+  Trainer want(plain, want_model, data, kSyntheticNorm, cfg);
   RefusingCapture refusing(true);
   Model got_model(refusing, spec, 16, 8);
-  Trainer got(refusing, got_model, data, norm, cfg);
+  Trainer got(refusing, got_model, data, kSyntheticNorm, cfg);
   for (int s = 0; s < 6; ++s) {
     want.step();
     got.step();
@@ -65,7 +64,7 @@ TEST_CASE("a failed graph capture: the trainer steps eagerly from then on, with 
   // A backend that cannot fall back: the exception from inside the capture reaches the caller.
   RefusingCapture strict(false);
   Model strict_model(strict, spec, 16, 8);
-  Trainer strict_trainer(strict, strict_model, data, norm, cfg);
+  Trainer strict_trainer(strict, strict_model, data, kSyntheticNorm, cfg);
   strict_trainer.step();
   CHECK_THROWS_WITH(strict_trainer.step(), "capture refused");
 }
@@ -77,7 +76,6 @@ TEST_SUITE("backend") {
 TEST_CASE("graphs on and off train the same: losses and parameters match") {
   const Dataset data = synthetic_dataset(96, 28, 28, 31);
   const ModelSpec spec = builtin_model("lenet5");
-  const Normalization norm{0.2f, 3.f};
   struct Run {
     std::vector<double> losses;
     std::vector<float> params;
@@ -87,7 +85,7 @@ TEST_CASE("graphs on and off train the same: losses and parameters match") {
     TrainConfig cfg = adam_config(16, 7, 2e-3f);  // 6 steps an epoch
     cfg.graphs = graphs;
     Model m(backend(), spec, 16, 8);
-    Trainer t(backend(), m, data, norm, cfg);
+    Trainer t(backend(), m, data, kSyntheticNorm, cfg);
     Run r;
     for (int e = 0; e < 2; ++e) r.losses.push_back(t.train_epoch(e).train_loss);
     r.params = m.get_params();

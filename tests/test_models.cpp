@@ -112,15 +112,14 @@ TEST_CASE("an evaluator kept across epochs counts what a fresh evaluation counts
   Backend& be = backend();
   const Dataset train = synthetic_dataset(128, 28, 28, 14),
                 test = synthetic_dataset(70, 28, 28, 15);
-  const Normalization norm{0.2f, 3.f};
   Model m(be, builtin_model("lenet5"), 32, 4);  // 70 test images: two full batches and a part
   TrainConfig cfg;
   cfg.batch = 32;
   cfg.optimizer.lr = 0.02f;
-  Trainer t(be, m, train, norm, cfg);
-  Evaluator kept(be, m, test, norm);
+  Trainer t(be, m, train, kSyntheticNorm, cfg);
+  Evaluator kept(be, m, test, kSyntheticNorm);
   for (int e = 0; e < 2; ++e) {
-    const EvalResult fresh = evaluate(be, m, test, norm), again = kept.run(m);
+    const EvalResult fresh = evaluate(be, m, test, kSyntheticNorm), again = kept.run(m);
     CHECK(again.count == 70);
     CHECK(again.accuracy == fresh.accuracy);  // the same kernels on the same data: the same bits
     CHECK(again.loss == fresh.loss);
@@ -168,10 +167,9 @@ TEST_CASE("data parallel: R replicas train exactly like one device, weights stay
   const Dataset data = synthetic_dataset(72, 28, 28, 21);
   const ModelSpec spec = builtin_model("lenet5");
   const TrainConfig cfg = adam_config(12, 5, 2e-3f);
-  const Normalization norm{0.2f, 3.f};
 
   Model single(backend(), spec, 12, 8);
-  Trainer one(backend(), single, data, norm, cfg);
+  Trainer one(backend(), single, data, kSyntheticNorm, cfg);
   const int steps = 7;  // crosses into the second epoch (6 steps each)
   for (int s = 0; s < steps; ++s) one.step();
   const auto want = single.get_params();
@@ -183,7 +181,7 @@ TEST_CASE("data parallel: R replicas train exactly like one device, weights stay
     auto coll = make_collective(backend_name(), bes);
     INFO("collective " << coll->name());
     std::vector<Model*> ms{&m};
-    Trainer t(bes, ms, coll.get(), data, norm, cfg);
+    Trainer t(bes, ms, coll.get(), data, kSyntheticNorm, cfg);
     for (int s = 0; s < steps; ++s) t.step();
     check_close("one replica through the " + coll->name() + " all-reduce", m.get_params(), want,
                 kStepTol);
@@ -202,7 +200,7 @@ TEST_CASE("data parallel: R replicas train exactly like one device, weights stay
       ms.push_back(models.back().get());
     }
     auto coll = make_collective(backend_name(), bes, "host");
-    Trainer dp(bes, ms, coll.get(), data, norm, cfg);
+    Trainer dp(bes, ms, coll.get(), data, kSyntheticNorm, cfg);
     for (int s = 0; s < steps; ++s) dp.step();
     const auto first = ms[0]->get_params();
     for (int r = 1; r < R; ++r) CHECK(ms[r]->get_params() == first);  // bit for bit
@@ -224,7 +222,6 @@ TEST_CASE("data parallel with dropout and batchnorm: replica r at step s is one 
     {"type": "batchnorm"}, {"type": "relu"}, {"type": "dropout", "rate": 0.5}, {"type": "flatten"},
     {"type": "dense", "units": 10}]})"));
   const Dataset data = synthetic_dataset(48, 8, 8, 41);
-  const Normalization norm{0.2f, 3.f};
   const int R = 2, B = 8, b = B / R, steps = 3;
   TrainConfig cfg;
   cfg.seed = 6;
@@ -239,7 +236,7 @@ TEST_CASE("data parallel with dropout and batchnorm: replica r at step s is one 
 
   Model single(backend(), spec, b, 8);
   cfg.batch = b;
-  Trainer one(backend(), single, data, norm, cfg);
+  Trainer one(backend(), single, data, kSyntheticNorm, cfg);
   std::vector<std::vector<float>> small_steps;
   for (int t = 0; t < steps * R; ++t) {
     one.step();
@@ -260,7 +257,7 @@ TEST_CASE("data parallel with dropout and batchnorm: replica r at step s is one 
   }
   auto coll = make_collective(backend_name(), bes, "host");
   cfg.batch = B;
-  Trainer dp(bes, ms, coll.get(), data, norm, cfg);
+  Trainer dp(bes, ms, coll.get(), data, kSyntheticNorm, cfg);
   for (int s = 0; s < steps; ++s) {
     dp.step();
     std::vector<float> want(small_steps[0].size(), 0.f);

@@ -265,14 +265,13 @@ TEST_SUITE("backend") {
 TEST_CASE("16-bit training: the backend follows serial's run, and learns what fp32 learns") {
   const Dataset data = synthetic_dataset(96, 28, 28, 31);
   const ModelSpec spec = builtin_model("lenet5");
-  const Normalization norm{0.2f, 3.f};
   const auto train = [&](Backend& be, Precision p) {
     const TrainConfig cfg = adam_config(16, 7, 2e-3f);  // 6 steps an epoch
     Model m(be, spec, 16, 8, true, p);
-    Trainer t(be, m, data, norm, cfg);
+    Trainer t(be, m, data, kSyntheticNorm, cfg);
     std::vector<double> losses;
     for (int e = 0; e < 3; ++e) losses.push_back(t.train_epoch(e).train_loss);
-    const EvalResult ev = evaluate(be, m, data, norm);
+    const EvalResult ev = evaluate(be, m, data, kSyntheticNorm);
     return std::make_tuple(losses, m.get_params(), ev);
   };
   const auto [f32_losses, f32_params, f32_eval] = train(reference(), Precision::F32);
