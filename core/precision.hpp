@@ -15,6 +15,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/host_device.hpp"
 
@@ -25,11 +26,17 @@ enum class Precision { F32, BF16, F16 };
 inline const char* precision_name(Precision p) {
   return p == Precision::BF16 ? "bf16" : p == Precision::F16 ? "fp16" : "fp32";
 }
+inline constexpr Precision kPrecisions[] = {Precision::F32, Precision::BF16, Precision::F16};
 inline std::optional<Precision> find_precision(const std::string& name) {
-  if (name == "fp32") return Precision::F32;
-  if (name == "bf16") return Precision::BF16;
-  if (name == "fp16") return Precision::F16;
+  for (Precision p : kPrecisions)
+    if (name == precision_name(p)) return p;
   return std::nullopt;
+}
+// Every precision's name, in kPrecisions' order (what a command line accepts).
+inline std::vector<std::string> precision_names() {
+  std::vector<std::string> names;
+  for (Precision p : kPrecisions) names.push_back(precision_name(p));
+  return names;
 }
 // Bytes of one stored activation or gradient element.
 inline constexpr size_t storage_bytes(Precision p) { return p == Precision::F32 ? 4 : 2; }

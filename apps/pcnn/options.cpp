@@ -187,9 +187,7 @@ CLI::Option* add_batch_option(CLI::App& app, std::vector<int>& batches, const st
 
 CLI::Option* add_precision_option(CLI::App& app, std::string& precision, const std::string& help) {
   return app.add_option("--precision", precision, help)
-      ->check(one_of({precision_name(Precision::F32), precision_name(Precision::BF16),
-                      precision_name(Precision::F16)},
-                     "precision"))
+      ->check(one_of(precision_names(), "precision"))
       ->capture_default_str();
 }
 

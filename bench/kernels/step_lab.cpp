@@ -108,8 +108,7 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 1 << 16));
     app.add_option("--precisions", w.precisions, "fp32, bf16, fp16")
         ->delimiter(',')
-        ->check(CLI::IsMember({precision_name(Precision::F32), precision_name(Precision::BF16),
-                               precision_name(Precision::F16)}));
+        ->check(CLI::IsMember(precision_names()));
     app.add_flag("--graph-only", w.graph_only, "only graph-replayed SGD steps");
     try {
       app.parse(argc, argv);
