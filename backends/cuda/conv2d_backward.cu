@@ -6,7 +6,9 @@
 // blocks (one image x a tile of channels, each thread owning its dx outputs and gathering over
 // filters: contiguous writes, no scatter). Split runs the same blocks in two launches. Every
 // block computes the d(pre-activation) it needs from dy and the kept indices while staging it.
-// Their kernels: conv2d_backward_tiled_kernels.cuh.
+// Their kernels: conv2d_backward_tiled_kernels.cuh. x, y, dy and dx may be stored in 16 bits
+// (act_io.cuh): the op conv2d_fused_backward_16 runs the same kernels where the plan is Tiled or
+// Split.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -45,7 +47,7 @@ __global__ void conv2d_dact_kernel(Conv2dShape s, DactSource d, float* dact) {
 
 // dact (N,K,P,Q) on the fly, w (K,C,R,S) -> dx (N,C,H,W); one thread per dx element
 __global__ void conv2d_backward_data_kernel_direct(Conv2dShape s, DactSource d, const float* w,
-                                                   float* dx) {
+                                                   ActOut dx) {
   wait_for_previous_kernel();
   const int P = s.P(), Q = s.Q();
   const size_t total = size_t(s.N) * s.C * s.H * s.W;
@@ -69,14 +71,14 @@ __global__ void conv2d_backward_data_kernel_direct(Conv2dShape s, DactSource d, 
                      acc);
         }
       }
-    dx[i] = acc;
+    dx.store(i, acc);
   }
 }
 
 // x (N,C,H,W), dact on the fly -> dw (K,C,R,S), db (K); block = one weight (or one bias,
 // item == C*R*S) summed over N*P*Q with a fixed-order block sum
-__global__ void conv2d_backward_weights_kernel_direct(Conv2dShape s, DactSource d,
-                                                      const float* x, float* dw, float* db) {
+__global__ void conv2d_backward_weights_kernel_direct(Conv2dShape s, DactSource d, ActIn x,
+                                                      float* dw, float* db) {
   wait_for_previous_kernel();
   __shared__ float red[32];
   const int crs = s.C * s.R * s.S, items = crs + 1;
@@ -94,7 +96,7 @@ __global__ void conv2d_backward_weights_kernel_direct(Conv2dShape s, DactSource 
     } else {
       const int h = p * s.stride - s.pad + r, wi = q * s.stride - s.pad + t;
       if (h >= 0 && h < s.H && wi >= 0 && wi < s.W)
-        acc = fmaf(g, x[((size_t(n) * s.C + c) * s.H + h) * s.W + wi], acc);
+        acc = fmaf(g, x.load(((size_t(n) * s.C + c) * s.H + h) * s.W + wi), acc);
     }
   }
   const float total = block_sum(acc, red);
@@ -195,7 +197,7 @@ FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool 
 }
 
 void run_fused(CudaContext& ctx, const FusedPlan& f, const Conv2dShape& s, const DactSource& d,
-               const float* x, const float* w, float* dx, float* dw, float* db) {
+               const ActIn& x, const float* w, const ActOut& dx, float* dw, float* db) {
   FusedArgs a{s, d, x, w, dx, dw, db, nullptr, nullptr, f.dw_blocks, f.chunks ? f.chunks : 1,
               f.imgs, f.ktiles, f.ct, f.ctiles ? f.ctiles : 1};
   if (f.dw_blocks) {
@@ -213,8 +215,8 @@ void run_fused(CudaContext& ctx, const FusedPlan& f, const Conv2dShape& s, const
   }
 }
 
-void run_direct(CudaContext& ctx, const Conv2dShape& s, const DactSource& d, const float* x,
-                const float* w, float* dx, float* dw, float* db) {
+void run_direct(CudaContext& ctx, const Conv2dShape& s, const DactSource& d, const ActIn& x,
+                const float* w, const ActOut& dx, float* dw, float* db) {
   if (dw || db) {
     const int blocks = s.K * (s.C * s.R * s.S + 1);
     launch(ctx, "conv2d_backward_weights_kernel_direct", conv2d_backward_weights_kernel_direct,
@@ -302,36 +304,34 @@ bool dact_foldable(const ConvEpilogue& epi) {
   return epi.pool == PoolKind::None || epi.pool_window == epi.pool_stride;
 }
 
-}  // namespace
-
-bool conv2d_backward_supported(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
-                               bool want_dx, const ConvBackwardPlan& plan) {
-  if (plan.variant != ConvBwdVariant::Tiled && plan.variant != ConvBwdVariant::Split) return true;
-  return dact_foldable(epi) && plan_fused(ctx, s, true, want_dx, plan).ok;
-}
-
-void conv2d_fused_backward(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi,
-                           const float* x, const float* w, const ConvKept& kept, const float* y,
-                           const float* dy, float* dact_scratch, float* dx, float* dw, float* db,
-                           const ConvBackwardPlan& plan) {
-  const bool want_dw = dw || db;
+// The op for fp32 or 16-bit x, y, dy and dx (the latter only where native_16 says so).
+void backward_any(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi, const ActIn& x,
+                  const float* w, const ConvKept& kept, const ActIn& y, const ActIn& dy,
+                  float* dact_scratch, const ActOut& dx, float* dw, float* db,
+                  const ConvBackwardPlan& plan) {
+  const bool want_dw = dw || db, want_dx = bool(dx);
   if (s.N == 0) {  // empty sums
     if (dw) be.fill(dw, 0.f, s.w_size());
     if (db) be.fill(db, 0.f, size_t(s.K));
     return;
   }
   CudaContext& ctx = be.context();
+  const bool fp32 = x.prec == Precision::F32 && y.prec == Precision::F32 &&
+                    dy.prec == Precision::F32 && dx.prec == Precision::F32;
   DactSource d{dy, y, kept.argmax, kept.act_out, epi.act, epi.pool, epi.pool_window};
   const float* dact = nullptr;  // d(pre-activation) in memory, once something has materialised it
   if (!dact_foldable(epi)) {
+    PCNN_CHECK(fp32, "cuda conv2d backward: no 16-bit form of overlapping pooling windows");
     // Overlapping windows: materialise d(pre-activation) first (pool backward, then the
     // activation), outside scratch(), which the fused and GEMM paths use for their partial sums.
     float* tmp = dact_scratch ? dact_scratch : ctx.scratch_aux(s.y_size());
     const Pool2dShape ps = pooled_shape(s, epi);
+    const float* y32 = static_cast<const float*>(y.p);
+    const float* dy32 = static_cast<const float*>(dy.p);
     if (epi.pool == PoolKind::Max) {
-      be.max_pool_backward_argmax(ps, epi.act, kept.argmax, y, dy, tmp);
+      be.max_pool_backward_argmax(ps, epi.act, kept.argmax, y32, dy32, tmp);
     } else {  // avg reads no x: tmp stands in for it when no act_out is kept
-      be.pool2d_backward(epi.pool, ps, kept.act_out ? kept.act_out : tmp, dy, tmp);
+      be.pool2d_backward(epi.pool, ps, kept.act_out ? kept.act_out : tmp, dy32, tmp);
       if (epi.act != Activation::None)
         be.activation_backward(epi.act, s.y_size(), kept.act_out, tmp, tmp);
     }
@@ -342,12 +342,12 @@ void conv2d_fused_backward(CudaBackend& be, const Conv2dShape& s, const ConvEpil
       plan.variant == ConvBwdVariant::Split) {
     ConvBackwardPlan as = plan;
     if (plan.variant == ConvBwdVariant::Auto) as.variant = ConvBwdVariant::Tiled;
-    const FusedPlan f = plan_fused(ctx, s, want_dw, dx != nullptr, as);
+    const FusedPlan f = plan_fused(ctx, s, want_dw, want_dx, as);
     if (f.ok) {
       const auto run = [&](const FusedPlan& p) { run_fused(ctx, p, s, d, x, w, dx, dw, db); };
       as.variant = ConvBwdVariant::Split;
       const FusedPlan g = plan.variant == ConvBwdVariant::Auto
-                              ? plan_fused(ctx, s, want_dw, dx != nullptr, as)
+                              ? plan_fused(ctx, s, want_dw, want_dx, as)
                               : FusedPlan{};
       run(g.ok && g.split ? tiled_or_split(ctx, s, epi, f, g, run) : f);
       return;
@@ -359,9 +359,10 @@ void conv2d_fused_backward(CudaBackend& be, const Conv2dShape& s, const ConvEpil
     run_direct(ctx, s, d, x, w, dx, dw, db);
     return;
   }
+  PCNN_CHECK(fp32, "cuda conv2d backward: no 16-bit form of the GEMM path");
   if (!dact) {
     if (d.pool == PoolKind::None && d.act == Activation::None) {
-      dact = dy;
+      dact = static_cast<const float*>(dy.p);
     } else {
       float* buf = dact_scratch ? dact_scratch : ctx.scratch_aux(s.y_size());
       launch(ctx, "conv2d_dact_kernel", conv2d_dact_kernel,
@@ -369,7 +370,42 @@ void conv2d_fused_backward(CudaBackend& be, const Conv2dShape& s, const ConvEpil
       dact = buf;
     }
   }
-  conv2d_backward_gemm(ctx, s, dact, x, w, dx, dw, db);
+  conv2d_backward_gemm(ctx, s, dact, static_cast<const float*>(x.p), w,
+                       static_cast<float*>(dx.p), dw, db);
+}
+
+}  // namespace
+
+bool conv2d_backward_supported(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
+                               bool want_dx, const ConvBackwardPlan& plan) {
+  if (plan.variant != ConvBwdVariant::Tiled && plan.variant != ConvBwdVariant::Split) return true;
+  return dact_foldable(epi) && plan_fused(ctx, s, true, want_dx, plan).ok;
+}
+
+bool conv2d_backward_native_16(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
+                               bool want_dw, bool want_dx, const ConvBackwardPlan& plan) {
+  if (s.N == 0) return true;  // no kernel runs: dw and db are filled with zeros
+  if (!dact_foldable(epi)) return false;  // d(pre-activation) materialised by fp32 ops first
+  if (plan.variant == ConvBwdVariant::Direct) return true;
+  if (plan.variant == ConvBwdVariant::Gemm) return false;
+  ConvBackwardPlan as = plan;
+  if (as.variant == ConvBwdVariant::Auto) as.variant = ConvBwdVariant::Tiled;
+  return plan_fused(ctx, s, want_dw, want_dx, as).ok;
+}
+
+void conv2d_fused_backward(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi,
+                           const float* x, const float* w, const ConvKept& kept, const float* y,
+                           const float* dy, float* dact_scratch, float* dx, float* dw, float* db,
+                           const ConvBackwardPlan& plan) {
+  backward_any(be, s, epi, x, w, kept, y, dy, dact_scratch, dx, dw, db, plan);
+}
+
+void conv2d_fused_backward_16(CudaBackend& be, Precision p, const Conv2dShape& s,
+                              const ConvEpilogue& epi, const uint16_t* x, const float* w,
+                              const ConvKept& kept, const uint16_t* y, const uint16_t* dy,
+                              uint16_t* dx, float* dw, float* db, const ConvBackwardPlan& plan) {
+  backward_any(be, s, epi, ActIn(p, x), w, kept, ActIn(p, y), ActIn(p, dy), nullptr,
+               ActOut(p, dx), dw, db, plan);
 }
 
 }  // namespace cuda
@@ -395,6 +431,23 @@ void CudaBackend::conv2d_fused_backward(const Conv2dShape& s, const ConvEpilogue
   ctx_.bind();
   cuda::conv2d_fused_backward(*this, s, epi, x, w, kept, y, dy, scratch, dx, dw, db,
                               cuda::ConvBackwardPlan{});
+}
+
+// Native where the plan is Tiled or Split (every block reads and writes the 16-bit tensors
+// itself); elsewhere the composed default, whose staging this path does not need.
+void CudaBackend::conv2d_fused_backward_16(Precision p, const Conv2dShape& s,
+                                           const ConvEpilogue& epi, const uint16_t* x,
+                                           const float* w, const ConvKept& kept,
+                                           const uint16_t* y, const uint16_t* dy, float* scratch,
+                                           float* staging, uint16_t* dx, float* dw, float* db) {
+  ctx_.bind();
+  if (!cuda::conv2d_backward_native_16(ctx_, s, epi, dw || db, dx != nullptr,
+                                       cuda::ConvBackwardPlan{})) {
+    Backend::conv2d_fused_backward_16(p, s, epi, x, w, kept, y, dy, scratch, staging, dx, dw, db);
+    return;
+  }
+  cuda::conv2d_fused_backward_16(*this, p, s, epi, x, w, kept, y, dy, dx, dw, db,
+                                 cuda::ConvBackwardPlan{});
 }
 
 }  // namespace pcnn

@@ -86,9 +86,9 @@ struct DxLayout {
 struct FusedArgs {
   Conv2dShape s;
   DactSource d;
-  const float* x;
+  ActIn x;  // fp32 or 16-bit, as d's dy and y and dx (act_io.cuh)
   const float* w;
-  float* dx;
+  ActOut dx;
   float* dw;
   float* db;
   float* partial;     // (ktiles, chunks, items, kt) chunk sums

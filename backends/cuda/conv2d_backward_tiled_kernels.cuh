@@ -15,19 +15,6 @@
 
 namespace pcnn::cuda::tiled {
 
-// Whole block: image n, zero-padded, into xs (C, Hp, Wp) by cp.async.
-__device__ __forceinline__ void stage_padded_image(const Conv2dShape& s, const float* x, int n,
-                                                   int Hp, int Wp, float* xs) {
-  const float* xn = x + size_t(n) * s.C * s.H * s.W;
-  for (BoxWalk e(Hp, Wp); e.plane < s.C; e.next()) {
-    const int h = e.row - s.pad, wi = e.col - s.pad;
-    if (h >= 0 && h < s.H && wi >= 0 && wi < s.W)
-      copy_async(xs + e.index, xn + (e.plane * s.H + h) * s.W + wi);
-    else
-      xs[e.index] = 0.f;
-  }
-}
-
 // One weight-gradient block: images of chunk `chunk`, filters [k0, k0+KT). Thread = (item,
 // part): it sums its filter row (or tap) over the rows (image, p) = part, part+parts, ... of each
 // staged group, for KT filters at once.
@@ -206,10 +193,10 @@ __device__ __forceinline__ void backward_data_block(const FusedArgs& a, int n, i
           }
         }
       }
-      float* out = a.dx + ((size_t(n) * s.C + c) * s.H + h) * s.W + w0;
+      const size_t out = ((size_t(n) * s.C + c) * s.H + h) * s.W + w0;
 #pragma unroll
       for (int j = 0; j < WS; ++j)
-        if (w0 + j < s.W) out[j] = acc[j];
+        if (w0 + j < s.W) a.dx.store(out + j, acc[j]);
     }
     return;
   }
@@ -250,7 +237,7 @@ __device__ __forceinline__ void backward_data_block(const FusedArgs& a, int n, i
         for (int k = 0; k < s.K; ++k) acc = fmaf(wp[k * a.ct * rs], dp[k * plane], acc);
       }
     }
-    a.dx[((size_t(n) * s.C + c) * s.H + h) * s.W + wi] = acc;
+    a.dx.store(((size_t(n) * s.C + c) * s.H + h) * s.W + wi, acc);
   }
 }
 

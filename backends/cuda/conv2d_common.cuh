@@ -5,18 +5,47 @@
 
 #include <cuda_runtime.h>
 
+#include "backends/cuda/act_io.cuh"
 #include "backends/cuda/common.cuh"
 #include "core/activation_math.hpp"
 #include "core/shapes.hpp"
 
 namespace pcnn::cuda {
 
+// Whole block: image n of x, zero-padded, into xs (C, Hp, Wp). fp32 by cp.async (all of a
+// thread's copies in flight; copy_async_wait() before the block reads them); 16-bit words through
+// registers, widened, four loads issued before their stores (one memory latency per four words,
+// not per word).
+template <int Unroll, class Put>
+__device__ __forceinline__ void walk_padded_image(const Conv2dShape& s, size_t xn, int Hp, int Wp,
+                                                  float* xs, Put put) {
+#pragma unroll Unroll
+  for (BoxWalk e(Hp, Wp); e.plane < s.C; e.next()) {
+    const int h = e.row - s.pad, wi = e.col - s.pad;
+    if (h >= 0 && h < s.H && wi >= 0 && wi < s.W)
+      put(xs + e.index, xn + (e.plane * s.H + h) * s.W + wi);
+    else
+      xs[e.index] = 0.f;
+  }
+}
+__device__ __forceinline__ void stage_padded_image(const Conv2dShape& s, const ActIn& x, int n,
+                                                   int Hp, int Wp, float* xs) {
+  const size_t xn = size_t(n) * s.C * s.H * s.W;
+  if (x.prec == Precision::F32) {
+    const float* x32 = static_cast<const float*>(x.p);
+    walk_padded_image<1>(s, xn, Hp, Wp, xs,
+                         [&](float* dst, size_t i) { copy_async(dst, x32 + i); });
+  } else {
+    walk_padded_image<4>(s, xn, Hp, Wp, xs, [&](float* dst, size_t i) { *dst = x.load(i); });
+  }
+}
+
 // d(pre-activation) (N,K,P,Q) as a function of what the forward kept (core/shapes.hpp
 // ConvKept). pool != None needs window == stride == pw (non-overlapping windows: every conv
-// output is in at most one).
+// output is in at most one). dy and y may be stored in 16 bits (act_io.cuh).
 struct DactSource {
-  const float* dy;        // (N,K,P/pw,Q/pw) when pooled, else (N,K,P,Q)
-  const float* y;         // the forward's output, dy's shape: act'(y) (unused by avg pooling)
+  ActIn dy;               // (N,K,P/pw,Q/pw) when pooled, else (N,K,P,Q)
+  ActIn y;                // the forward's output, dy's shape: act'(y) (unused by avg pooling)
   const uint8_t* argmax;  // max pooling: each window's maximum, dy's shape
   const float* act_out;   // avg pooling with an activation: the (N,K,P,Q) pre-pool output
   Activation act;
@@ -24,21 +53,27 @@ struct DactSource {
   int pw;
 };
 
+// dy[i] carried back through the activation: dy[i] * act'(y[i]) (y not read for None).
+__device__ __forceinline__ float dact_of_output(const DactSource& d, size_t i) {
+  const float g = d.dy.load(i);
+  return d.act == Activation::None ? g : g * activation_derivative(d.act, d.y.load(i));
+}
+
 // One conv output's d(pre-activation): under max pooling, its window's gradient if the window's
 // kept maximum is here, else 0.
 __device__ __forceinline__ float dact_at(const Conv2dShape& s, const DactSource& d, int n, int k,
                                          int p, int q) {
   const int P = s.P(), Q = s.Q();
   const size_t i = ((size_t(n) * s.K + k) * P + p) * Q + q;
-  if (d.pool == PoolKind::None) return activation_grad(d.act, d.dy, d.y, i);
+  if (d.pool == PoolKind::None) return dact_of_output(d, i);
   const int pw = d.pw, P2 = P / pw, Q2 = Q / pw, pp = p / pw, pq = q / pw;
   if (pp >= P2 || pq >= Q2) return 0.f;  // outside every window: no gradient
   const size_t o = ((size_t(n) * s.K + k) * P2 + pp) * Q2 + pq;
   if (d.pool == PoolKind::Max) {
     if (d.argmax[o] != (p - pp * pw) * pw + (q - pq * pw)) return 0.f;
-    return activation_grad(d.act, d.dy, d.y, o);
+    return dact_of_output(d, o);
   }
-  const float v = d.dy[o] * (1.f / float(pw * pw));
+  const float v = d.dy.load(o) * (1.f / float(pw * pw));
   return d.act == Activation::None ? v : v * activation_derivative(d.act, d.act_out[i]);
 }
 
@@ -58,8 +93,8 @@ __device__ __forceinline__ void stage_dact_as(const Conv2dShape& s, const DactSo
       float v = 0.f;
       if (k < s.K) {
         const size_t i = (size_t(n) * s.K + k) * P * Q + p * Q + q;
-        v = d.dy[i];
-        if constexpr (A != Activation::None) v *= activation_derivative<A>(d.y[i]);
+        v = d.dy.load(i);
+        if constexpr (A != Activation::None) v *= activation_derivative<A>(d.y.load(i));
       }
       dst[kk * pitch_k + p * pitch_row + q] = v;
     }
@@ -82,10 +117,10 @@ __device__ __forceinline__ void stage_dact_as(const Conv2dShape& s, const DactSo
       continue;
     }
     const size_t o = ((size_t(n) * s.K + k) * P2 + pp) * Q2 + pq;
-    const float g = d.dy[o];
+    const float g = d.dy.load(o);
     if (d.pool == PoolKind::Max) {  // the window's gradient at its kept maximum, 0 elsewhere
       float gm = g;
-      if constexpr (A != Activation::None) gm *= activation_derivative<A>(d.y[o]);
+      if constexpr (A != Activation::None) gm *= activation_derivative<A>(d.y.load(o));
       const int best = d.argmax[o];
       for (int a = 0; a < pw; ++a)
         for (int b = 0; b < pw; ++b) out[a * pitch_row + b] = a * pw + b == best ? gm : 0.f;

@@ -2,9 +2,12 @@
 // windows tile the output exactly) pooling fused into the epilogue, so one launch writes the
 // pooled y and what backward keeps (max pooling's one-byte indices); the plan-taking launcher; and
 // the ops conv2d_forward and conv2d_fused_forward. The activation is picked once per thread
-// (dispatch_activation), so a new activation needs no edit here.
+// (dispatch_activation), so a new activation needs no edit here. x and y may be stored in 16
+// bits (act_io.cuh): the op conv2d_fused_forward_16 runs the same kernels.
+#include "backends/cuda/act_io.cuh"
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/conv2d.cuh"
+#include "backends/cuda/conv2d_common.cuh"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/gemm.cuh"
 #include "backends/cuda/launch.cuh"
@@ -31,7 +34,7 @@ struct FwdOut {
   PoolKind pool;
   float* act_out;   // PW > 1: the pre-pool output, written only if kept (avg with an activation)
   uint8_t* argmax;  // PW > 1, max: each window's maximum (pool_argmax_byte: i * PW + j)
-  float* y;
+  ActOut y;
 };
 
 // The epilogue of one thread's KPT x PW x PW block of conv outputs at pooled (pp,pq), for one
@@ -65,10 +68,10 @@ __device__ __forceinline__ void forward_epilogue_as(const Conv2dShape& s, const 
     if (PW > 1) {
       const int P2 = P / PW, Q2 = Q / PW;
       const size_t at = (plane * P2 + pp) * Q2 + pq;
-      o.y[at] = o.pool == PoolKind::Max ? pooled : pooled * (1.f / float(PW * PW));
+      o.y.store(at, o.pool == PoolKind::Max ? pooled : pooled * (1.f / float(PW * PW)));
       if (o.pool == PoolKind::Max) o.argmax[at] = uint8_t(best);
     } else {
-      o.y[plane * P * Q + pp * Q + pq] = pooled;
+      o.y.store(plane * P * Q + pp * Q + pq, pooled);
     }
   }
 }
@@ -85,8 +88,7 @@ __device__ __forceinline__ void forward_epilogue(const Conv2dShape& s, const Fwd
 }
 
 // x (N,C,H,W), w (K,C,R,S) -> y (N,K,P,Q); one thread per output, global memory
-__global__ void conv2d_forward_kernel_direct(Conv2dShape s, const float* x, const float* w,
-                                             FwdOut o) {
+__global__ void conv2d_forward_kernel_direct(Conv2dShape s, ActIn x, const float* w, FwdOut o) {
   wait_for_previous_kernel();
   const int P = s.P(), Q = s.Q();
   const size_t total = size_t(s.N) * s.K * P * Q;
@@ -99,14 +101,14 @@ __global__ void conv2d_forward_kernel_direct(Conv2dShape s, const float* x, cons
       for (int r = 0; r < s.R; ++r) {
         const int h = p * s.stride - s.pad + r;
         if (h < 0 || h >= s.H) continue;
-        const float* xrow = x + ((size_t(n) * s.C + c) * s.H + h) * s.W;
+        const size_t xrow = ((size_t(n) * s.C + c) * s.H + h) * s.W;
         const float* wrow = w + ((size_t(k) * s.C + c) * s.R + r) * s.S;
         for (int t = 0; t < s.S; ++t) {
           const int ww = q * s.stride - s.pad + t;
-          if (ww >= 0 && ww < s.W) acc = fmaf(wrow[t], xrow[ww], acc);
+          if (ww >= 0 && ww < s.W) acc = fmaf(wrow[t], x.load(xrow + ww), acc);
         }
       }
-    o.y[i] = activate(o.act, acc);
+    o.y.store(i, activate(o.act, acc));
   }
 }
 
@@ -151,7 +153,7 @@ __device__ __forceinline__ void stage_filters(const Conv2dShape& s, const float*
 // KPT filters x PW x PW conv outputs in registers. RS = 5 unrolls a 5x5 filter (0: any R, S).
 template <int KPT, int PW, int RS>
 __global__ void __launch_bounds__(kMaxThreads, 1)
-    conv2d_forward_kernel_tiled(Conv2dShape s, const float* x, const float* w, FwdOut o, int kt,
+    conv2d_forward_kernel_tiled(Conv2dShape s, ActIn x, const float* w, FwdOut o, int kt,
                                 int ktiles) {
   wait_for_previous_kernel();
   extern __shared__ float smem[];
@@ -161,14 +163,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
   float* xs = smem;
   float* ws = xs + L.x_floats;
   float* bs = ws + L.w_floats;
-  const float* xn = x + size_t(n) * s.C * s.H * s.W;
-  for (BoxWalk e(L.Hp, L.Wp); e.plane < s.C; e.next()) {
-    const int h = e.row - s.pad, wi = e.col - s.pad;
-    if (h >= 0 && h < s.H && wi >= 0 && wi < s.W)
-      copy_async(xs + e.index, xn + (e.plane * s.H + h) * s.W + wi);
-    else
-      xs[e.index] = 0.f;
-  }
+  stage_padded_image(s, x, n, L.Hp, L.Wp, xs);
   stage_filters(s, w, o.bias, k0, kt, ws, bs);
   copy_async_wait();
   __syncthreads();
@@ -220,11 +215,13 @@ struct RingLayout {
   }
 };
 
-// Whole block: padded input rows [first, last) of image xn into their ring slots (row % RB).
-// In-image words go by cp.async (no register staging, so they overlap the compute that
-// follows); padding words are plain zero stores.
-__device__ __forceinline__ void ring_load_rows(const Conv2dShape& s, const RingLayout& L, const float* xn,
-                                      float* ring, int first, int last) {
+// Whole block: padded input rows [first, last) of image n (x from element xn) into their ring
+// slots (row % RB). In-image fp32 words go by cp.async (no register staging, so they overlap the
+// compute that follows; 16-bit ones are widened through a register); padding words are plain zero
+// stores.
+__device__ __forceinline__ void ring_load_rows(const Conv2dShape& s, const RingLayout& L,
+                                               const ActIn& x, size_t xn, float* ring, int first,
+                                               int last) {
   const int Hp = s.H + 2 * s.pad;
   if (last > Hp) last = Hp;
   const int rows = last > first ? last - first : 0;
@@ -235,7 +232,7 @@ __device__ __forceinline__ void ring_load_rows(const Conv2dShape& s, const RingL
       const int slot = first_slot + e.row < L.RB ? first_slot + e.row : first_slot + e.row - L.RB;
       float* dst = ring + (c * L.RB + slot) * L.Wp + ww;
       if (h >= 0 && h < s.H && wi >= 0 && wi < s.W)
-        copy_async(dst, xn + (size_t(c) * s.H + h) * s.W + wi);
+        x.stage(dst, xn + (size_t(c) * s.H + h) * s.W + wi);
       else
         *dst = 0.f;
     }
@@ -247,7 +244,7 @@ __device__ __forceinline__ void ring_load_rows(const Conv2dShape& s, const RingL
 // While row pp is computed from the ring, the rows row pp+1 adds are already on their way.
 template <int KPT, int PW, int RS>
 __global__ void __launch_bounds__(kMaxThreads, 1)
-    conv2d_forward_kernel_ring(Conv2dShape s, const float* x, const float* w, FwdOut o, int kt,
+    conv2d_forward_kernel_ring(Conv2dShape s, ActIn x, const float* w, FwdOut o, int kt,
                                int ktiles) {
   wait_for_previous_kernel();
   extern __shared__ float smem[];
@@ -257,9 +254,9 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
   float* ring = smem;
   float* ws = ring + L.x_floats;
   float* bs = ws + L.w_floats;
-  const float* xn = x + size_t(n) * s.C * s.H * s.W;
+  const size_t xn = size_t(n) * s.C * s.H * s.W;
   stage_filters(s, w, o.bias, k0, kt, ws, bs);
-  ring_load_rows(s, L, xn, ring, 0, L.RW);  // commits the filter copies too
+  ring_load_rows(s, L, x, xn, ring, 0, L.RW);  // commits the filter copies too
   __pipeline_wait_prior(0);
   __syncthreads();
 
@@ -267,7 +264,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
   const int crs = s.C * R * S;
   for (int pp = 0; pp < P2; ++pp) {
     const int top = pp * L.STEP;  // first padded input row of this pooled row
-    if (pp + 1 < P2) ring_load_rows(s, L, xn, ring, max(top + L.RW, top + L.STEP), top + L.STEP + L.RW);
+    if (pp + 1 < P2)
+      ring_load_rows(s, L, x, xn, ring, max(top + L.RW, top + L.STEP), top + L.STEP + L.RW);
     const int top_slot = top % L.RB;
     for (int item = threadIdx.x; item < Q2 * groups; item += blockDim.x) {
       const int pq = item % Q2, g = item / Q2;
@@ -380,7 +378,7 @@ Choice resolve(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
 }
 
 template <int KPT, int PW, int RS>
-void launch_smem_kernel(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const float* x,
+void launch_smem_kernel(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const ActIn& x,
                         const float* w, const FwdOut& o) {
   const int blocks = s.N * ch.ktiles;
   const size_t smem = size_t(ch.smem_floats) * sizeof(float);
@@ -398,44 +396,48 @@ void launch_smem_kernel(CudaContext& ctx, const Choice& ch, const Conv2dShape& s
 }
 
 template <int KPT, int PW>
-void launch_rs(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const float* x,
+void launch_rs(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const ActIn& x,
                const float* w, const FwdOut& o) {
   if (s.R == 5 && s.S == 5) launch_smem_kernel<KPT, PW, 5>(ctx, ch, s, x, w, o);
   else launch_smem_kernel<KPT, PW, 0>(ctx, ch, s, x, w, o);
 }
 
 template <int KPT>
-void launch_pw(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const float* x,
+void launch_pw(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const ActIn& x,
                const float* w, const FwdOut& o) {
   if (ch.pw == 2) launch_rs<KPT, 2>(ctx, ch, s, x, w, o);
   else launch_rs<KPT, 1>(ctx, ch, s, x, w, o);
 }
 
-}  // namespace
-
-bool conv2d_forward_supported(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
-                              const ConvForwardPlan& plan) {
-  return fits(resolve(ctx, s, epi, plan));
+// Whether the kernel itself writes y (fused pooling, or none): a 16-bit y then needs nothing
+// after it. Otherwise it writes the fp32 pre-pool output and pool2d_forward pools it.
+bool writes_y(const Choice& ch, const ConvEpilogue& epi) {
+  return epi.pool == PoolKind::None || ch.pw == 2;
 }
 
-void conv2d_fused_forward(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi,
-                          const float* x, const float* w, const float* b, const ConvKept& kept,
-                          float* scratch, float* y, const ConvForwardPlan& plan) {
+// The op for fp32 or 16-bit x and y (the latter only where native_16 says so).
+void forward_any(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi, const ActIn& x,
+                 const float* w, const float* b, const ConvKept& kept, float* scratch,
+                 const ActOut& y, const ConvForwardPlan& plan) {
   if (s.y_size() == 0) return;
   CudaContext& ctx = be.context();
   const Choice ch = resolve(ctx, s, epi, plan);
   PCNN_CHECK(fits(ch), "cuda conv2d forward: the requested variant does not fit this shape");
   const bool pooled = epi.pool != PoolKind::None;
   const bool pooled_inside = pooled && ch.pw == 2;
+  const bool fp32 = x.prec == Precision::F32 && y.prec == Precision::F32;
+  PCNN_CHECK(fp32 || (ch.variant != ConvFwdVariant::Gemm && writes_y(ch, epi)),
+             "cuda conv2d forward: no 16-bit form of this case (the composed default runs it)");
   // Pooling after the kernel: the kernel writes the pre-pool output (kept by avg with an
   // activation, else in the transient scratch), then pool2d_forward writes y and argmax.
-  float* pre = pre_pool_output(epi, kept, scratch, y);
+  float* pre = pre_pool_output(epi, kept, scratch, static_cast<float*>(y.p));
   PCNN_CHECK(pre || pooled_inside,
              "cuda conv2d forward: pooling after the kernel needs the scratch buffer");
   const FwdOut o = pooled_inside ? FwdOut{b, epi.act, epi.pool, kept.act_out, kept.argmax, y}
-                                 : FwdOut{b, epi.act, PoolKind::None, nullptr, nullptr, pre};
+                   : pooled      ? FwdOut{b, epi.act, PoolKind::None, nullptr, nullptr, pre}
+                                 : FwdOut{b, epi.act, PoolKind::None, nullptr, nullptr, y};
   if (ch.variant == ConvFwdVariant::Gemm) {
-    conv2d_forward_gemm(ctx, s, epi.act, x, w, b, pre);
+    conv2d_forward_gemm(ctx, s, epi.act, static_cast<const float*>(x.p), w, b, pre);
   } else if (ch.variant == ConvFwdVariant::Direct) {
     const int threads = 256;
     launch(ctx, "conv2d_forward_kernel_direct", conv2d_forward_kernel_direct,
@@ -448,7 +450,34 @@ void conv2d_fused_forward(CudaBackend& be, const Conv2dShape& s, const ConvEpilo
     launch_pw<1>(ctx, ch, s, x, w, o);
   }
   if (pooled && !pooled_inside)
-    be.pool2d_forward(epi.pool, pooled_shape(s, epi), pre, y, kept.argmax);
+    be.pool2d_forward(epi.pool, pooled_shape(s, epi), pre, static_cast<float*>(y.p),
+                      kept.argmax);
+}
+
+}  // namespace
+
+bool conv2d_forward_supported(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
+                              const ConvForwardPlan& plan) {
+  return fits(resolve(ctx, s, epi, plan));
+}
+
+bool conv2d_forward_native_16(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
+                              const ConvForwardPlan& plan) {
+  const Choice ch = resolve(ctx, s, epi, plan);
+  return fits(ch) && ch.variant != ConvFwdVariant::Gemm && writes_y(ch, epi);
+}
+
+void conv2d_fused_forward(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi,
+                          const float* x, const float* w, const float* b, const ConvKept& kept,
+                          float* scratch, float* y, const ConvForwardPlan& plan) {
+  forward_any(be, s, epi, x, w, b, kept, scratch, y, plan);
+}
+
+void conv2d_fused_forward_16(CudaBackend& be, Precision p, const Conv2dShape& s,
+                             const ConvEpilogue& epi, const uint16_t* x, const float* w,
+                             const float* b, const ConvKept& kept, uint16_t* y,
+                             const ConvForwardPlan& plan) {
+  forward_any(be, s, epi, ActIn(p, x), w, b, kept, nullptr, ActOut(p, y), plan);
 }
 
 }  // namespace cuda
@@ -465,6 +494,21 @@ void CudaBackend::conv2d_fused_forward(const Conv2dShape& s, const ConvEpilogue&
                                        const ConvKept& kept, float* scratch, float* y) {
   ctx_.bind();
   cuda::conv2d_fused_forward(*this, s, epi, x, w, b, kept, scratch, y, cuda::ConvForwardPlan{});
+}
+
+// Native where the kernel writes y itself (Tiled, Ring, Direct with the pooling fused or none);
+// elsewhere the composed default, whose staging this path does not need.
+void CudaBackend::conv2d_fused_forward_16(Precision p, const Conv2dShape& s,
+                                          const ConvEpilogue& epi, const uint16_t* x,
+                                          const float* w, const float* b, const ConvKept& kept,
+                                          float* scratch, float* staging, uint16_t* y) {
+  if (s.y_size() == 0) return;
+  ctx_.bind();
+  if (!cuda::conv2d_forward_native_16(ctx_, s, epi, cuda::ConvForwardPlan{})) {
+    Backend::conv2d_fused_forward_16(p, s, epi, x, w, b, kept, scratch, staging, y);
+    return;
+  }
+  cuda::conv2d_fused_forward_16(*this, p, s, epi, x, w, b, kept, y, cuda::ConvForwardPlan{});
 }
 
 }  // namespace pcnn

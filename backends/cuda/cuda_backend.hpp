@@ -38,7 +38,11 @@ class CudaBackend : public Backend {
   PCNN_OVERRIDE(conv2d_fused_backward)
   PCNN_OVERRIDE(linear_forward)
   PCNN_OVERRIDE(linear_backward)
-  PCNN_OVERRIDE(linear_forward_16)  // gemm.cu: native, no conversions
+  // 16-bit activations read and written by the kernels themselves, no conversions: gemm.cu, and
+  // conv2d_forward.cu / conv2d_backward.cu (where a shape has no such kernel, the default).
+  PCNN_OVERRIDE(conv2d_fused_forward_16)
+  PCNN_OVERRIDE(conv2d_fused_backward_16)
+  PCNN_OVERRIDE(linear_forward_16)
   PCNN_OVERRIDE(linear_backward_16)
 
   bool supports_graphs() const override { return true; }

@@ -296,4 +296,22 @@ void CudnnBackend::conv2d_fused_backward(const Conv2dShape& s, const ConvEpilogu
   Backend::conv2d_fused_backward(s, epi, x, w, kept, y, dy, scratch, dx, dw, db);
 }
 
+// 16 bits: widen, the library path above, round (Backend's default), not the cuda base's native
+// kernels.
+void CudnnBackend::conv2d_fused_forward_16(Precision p, const Conv2dShape& s,
+                                           const ConvEpilogue& epi, const uint16_t* x,
+                                           const float* w, const float* b, const ConvKept& kept,
+                                           float* scratch, float* staging, uint16_t* y) {
+  Backend::conv2d_fused_forward_16(p, s, epi, x, w, b, kept, scratch, staging, y);
+}
+
+void CudnnBackend::conv2d_fused_backward_16(Precision p, const Conv2dShape& s,
+                                            const ConvEpilogue& epi, const uint16_t* x,
+                                            const float* w, const ConvKept& kept,
+                                            const uint16_t* y, const uint16_t* dy,
+                                            float* scratch, float* staging, uint16_t* dx,
+                                            float* dw, float* db) {
+  Backend::conv2d_fused_backward_16(p, s, epi, x, w, kept, y, dy, scratch, staging, dx, dw, db);
+}
+
 }  // namespace pcnn

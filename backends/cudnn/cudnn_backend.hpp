@@ -85,7 +85,10 @@ class CudnnBackend : public CudaBackend {
   PCNN_OVERRIDE(conv2d_fused_backward)
   PCNN_OVERRIDE(linear_forward)
   PCNN_OVERRIDE(linear_backward)
-  PCNN_OVERRIDE(linear_forward_16)  // the composed 16-bit default around the library calls
+  // The composed 16-bit defaults around the library calls.
+  PCNN_OVERRIDE(conv2d_fused_forward_16)  // conv2d.cpp
+  PCNN_OVERRIDE(conv2d_fused_backward_16)
+  PCNN_OVERRIDE(linear_forward_16)  // gemm.cpp
   PCNN_OVERRIDE(linear_backward_16)
 
  private:
