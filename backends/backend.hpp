@@ -85,6 +85,9 @@ class Backend {
   };
   Widened16 widen_for_backward_16(Precision p, size_t nx, size_t ny, const uint16_t* x,
                                   const uint16_t* y, const uint16_t* dy, float* staging);
+  // Which of the fused 16-bit ops want the caller's staging (core/precision.hpp Staging16); the
+  // ones that do not are passed nullptr. Every op the defaults compose wants it.
+  virtual Staging16 stages_16bit() const { return {}; }
 
   // ---- whole-step graphs: optional ---------------------------------------------------------
   // A backend that can record the kernels launched between begin and end and replay them.

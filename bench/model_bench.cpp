@@ -109,7 +109,7 @@ ModelRun bench_model(Backend& be, int threads, const ModelSpec& spec, int batch,
 
   be.reset_peak_memory();
   run.activation_bytes_per_image =
-      int64_t(activation_bytes_per_image(spec, true, cfg.precision));
+      int64_t(activation_bytes_per_image(spec, true, cfg.precision, be.stages_16bit()));
   Model model(be, spec, batch, cfg.seed, true, cfg.precision);
   run.forward_flops = model.forward_flops(batch);
   run.backward_flops = model.backward_flops(batch);

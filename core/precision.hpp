@@ -101,6 +101,15 @@ PCNN_HD inline float widen_from_storage(Precision p, uint16_t h) {
   return p == Precision::BF16 ? bf16_to_float(h) : f16_to_float(h);
 }
 
+// Which fused 16-bit ops of a backend widen into the staging floats their caller passes
+// (Backend::stages_16bit): the composed defaults do; a backend whose kernels read and write 16
+// bits themselves does not, and is passed none. The layers size the staging the model allocates
+// (and the memory reports count) by it.
+struct Staging16 {
+  bool conv = true;   // conv2d_fused_forward_16 / conv2d_fused_backward_16
+  bool dense = true;  // linear_forward_16 / linear_backward_16
+};
+
 // fp16's dynamic loss scale (hyper[kHyperLossScale], core/contract_types.hpp): the loss
 // gradient is multiplied by it before it is stored in 16 bits, and the parameter gradients
 // divided by it before the update. Halved after a step that was not finite, doubled after

@@ -22,6 +22,9 @@ class Conv2D : public WeightedLayer {
   size_t workspace_floats_per_sample() const override;
   PCNN_LAYER_PASSES
   PCNN_LAYER_PASSES_16
+  size_t staging_floats_per_sample(const Staging16& st) const override {
+    return st.conv ? Layer::staging_floats_per_sample(st) : 0;
+  }
   double forward_flops(int N) const override { return shape(N).forward_flops(); }
 
   Conv2dShape shape(int N) const;

@@ -12,6 +12,9 @@ class Dense : public WeightedLayer {
   size_t workspace_floats_per_sample() const override;
   PCNN_LAYER_PASSES
   PCNN_LAYER_PASSES_16
+  size_t staging_floats_per_sample(const Staging16& st) const override {
+    return st.dense ? Layer::staging_floats_per_sample(st) : 0;
+  }
   double forward_flops(int N) const override { return 2.0 * N * double(in_.size()) * units(); }
 
  private:

@@ -98,8 +98,10 @@ class Layer {
   virtual void forward16(Backend& be, int N, Precision p, const uint16_t* x, uint16_t* y);
   virtual void backward16(Backend& be, int N, Precision p, const uint16_t* x, const uint16_t* y,
                           const uint16_t* dy, uint16_t* dx);
-  // Floats per sample those defaults stage (x, y, dy and dx widened); 0 for a view.
-  virtual size_t staging_floats_per_sample() const {
+  // Floats per sample those defaults stage (x, y, dy and dx widened); 0 for a view, and for a
+  // layer whose 16-bit op the backend runs without staging (`st`: Backend::stages_16bit).
+  virtual size_t staging_floats_per_sample(const Staging16& st) const {
+    (void)st;
     return is_view() ? 0 : 2 * (in_.size() + out_.size());
   }
   void bind_staging(float* staging) { staging_ = staging; }

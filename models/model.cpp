@@ -110,14 +110,14 @@ size_t layer_activation_bytes(const Layer& layer, Precision precision) {
 }
 
 ActivationBytes activation_bytes(const std::vector<std::unique_ptr<Layer>>& layers,
-                                 Precision precision) {
+                                 Precision precision, const Staging16& staging) {
   const size_t bytes = storage_bytes(precision);
   ActivationBytes b;
   size_t largest_output = 0, largest_workspace = 0, largest_staging = 0;
   for (const auto& l : layers) {
     b.kept += l->kept_bytes_per_sample();
     largest_workspace = std::max(largest_workspace, l->workspace_floats_per_sample());
-    largest_staging = std::max(largest_staging, l->staging_floats_per_sample());
+    largest_staging = std::max(largest_staging, l->staging_floats_per_sample(staging));
     if (l->is_view()) continue;
     b.outputs += l->output_shape().size() * bytes;
     largest_output = std::max(largest_output, l->output_shape().size());
@@ -132,8 +132,9 @@ ActivationBytes activation_bytes(const std::vector<std::unique_ptr<Layer>>& laye
   return b;
 }
 
-size_t activation_bytes_per_image(const ModelSpec& spec, bool fused, Precision precision) {
-  return activation_bytes(build_layers(fused ? fuse(spec) : spec), precision).total();
+size_t activation_bytes_per_image(const ModelSpec& spec, bool fused, Precision precision,
+                                  const Staging16& staging) {
+  return activation_bytes(build_layers(fused ? fuse(spec) : spec), precision, staging).total();
 }
 
 std::vector<float> initial_params(const ModelSpec& spec, uint64_t seed) {
@@ -190,7 +191,7 @@ size_t Model::device_bytes(size_t param_count) const {
   size_t floats = 2 * param_count;
   for (const auto& l : layers_) floats += l->state_count();
   return floats * sizeof(float) +
-         size_t(max_batch_) * activation_bytes(layers_, precision_).total();
+         size_t(max_batch_) * activation_bytes(layers_, precision_, be_.stages_16bit()).total();
 }
 
 std::string Model::memory_message(size_t param_count, const std::string& cause) const {
@@ -215,7 +216,8 @@ void Model::allocate(const std::vector<float>& host, const std::vector<float>& h
     l->setup(be_, max_batch_);
   }
   const size_t batch = size_t(max_batch_), bytes = storage_bytes(precision_);
-  const ActivationBytes per_sample = activation_bytes(layers_, precision_);
+  const Staging16 staged = be_.stages_16bit();
+  const ActivationBytes per_sample = activation_bytes(layers_, precision_, staged);
   for (auto& g : grad_buffers_) g = DeviceArray<uint8_t>(be_, batch * per_sample.gradients / 2);
   if (per_sample.workspace) {
     workspace_ = DeviceArray<float>(be_, batch * per_sample.workspace / sizeof(float));
@@ -223,8 +225,8 @@ void Model::allocate(const std::vector<float>& host, const std::vector<float>& h
   }
   if (is16()) {
     size_t staging = 0;
-    for (auto& l : layers_) staging = std::max(staging, l->staging_floats_per_sample());
-    staging_ = DeviceArray<float>(be_, batch * staging);
+    for (auto& l : layers_) staging = std::max(staging, l->staging_floats_per_sample(staged));
+    if (staging) staging_ = DeviceArray<float>(be_, batch * staging);
     for (auto& l : layers_) l->bind_staging(staging_.get());
     input16_ = DeviceArray<uint16_t>(be_, batch * layers_.front()->input_shape().size());
     logits32_ = DeviceArray<float>(be_, batch * size_t(spec_.classes));

@@ -107,8 +107,11 @@ struct ActivationBytes {
   size_t total() const { return outputs + kept + gradients + workspace + conversion; }
 };
 // outputs and gradients in the precision's storage bytes (core/precision.hpp).
+// `staging`: which 16-bit ops the backend runs on the caller's staging (Backend::stages_16bit);
+// the default, every op, is what the composed defaults need.
 ActivationBytes activation_bytes(const std::vector<std::unique_ptr<Layer>>& layers,
-                                 Precision precision = Precision::F32);
+                                 Precision precision = Precision::F32,
+                                 const Staging16& staging = {});
 
 // One layer's own share of that: its output and what it keeps (not the shared buffers).
 size_t layer_activation_bytes(const Layer& layer, Precision precision = Precision::F32);
@@ -116,6 +119,7 @@ size_t layer_activation_bytes(const Layer& layer, Precision precision = Precisio
 // The activation bytes one image keeps for backward in the whole model: of the fused layers as
 // Model builds them, or (fused = false) of the spec's layers one by one, for the comparison.
 size_t activation_bytes_per_image(const ModelSpec& spec, bool fused = true,
-                                  Precision precision = Precision::F32);
+                                  Precision precision = Precision::F32,
+                                  const Staging16& staging = {});
 
 }  // namespace pcnn

@@ -1456,33 +1456,41 @@ void add_linear(std::vector<OpCase>& t, int B) {
 
 // ---- the fused ops on 16-bit activations -----------------------------------------------------------
 
-// The launch of a 16-bit fused op: the backend's own form, or (composed) the base class's default
-// (backend_default_16.cpp: widen, the backend's fp32 op, round), called past the override.
-Launch launch_16(Op op, bool composed) {
+// The launch of a 16-bit fused op: the backend's own form, or (Form16::Composed) the base class's
+// default (backend_default_16.cpp: widen, the backend's fp32 op, round), called past the
+// override; or the backend's own form without the staging floats (as the layers call a backend
+// that does not want them: Backend::stages_16bit).
+enum class Form16 { Own, Composed, OwnUnstaged };
+Launch launch_16(Op op, Form16 form) {
+  const bool composed = form == Form16::Composed, unstaged = form == Form16::OwnUnstaged;
 // One argument list for both calls.
 #define PCNN_CALL_16(name, ...) (composed ? be.Backend::name(__VA_ARGS__) : be.name(__VA_ARGS__))
   switch (op) {
     case Op::conv2d_fused_forward_16:
-      return [composed](Backend& be, const OpParams& p, const DeviceTensors& t) {
+      return [composed, unstaged](Backend& be, const OpParams& p, const DeviceTensors& t) {
+        float* const staging = unstaged ? nullptr : t.f("staging");
         PCNN_CALL_16(conv2d_fused_forward_16, p.precision, p.conv, p.epi, t.u16("x"), t.f("w"),
-                     t.f("b"), kept_of(p, t), t.f("scratch"), t.f("staging"), t.u16("y"));
+                     t.f("b"), kept_of(p, t), t.f("scratch"), staging, t.u16("y"));
       };
     case Op::conv2d_fused_backward_16:
-      return [composed](Backend& be, const OpParams& p, const DeviceTensors& t) {
+      return [composed, unstaged](Backend& be, const OpParams& p, const DeviceTensors& t) {
+        float* const staging = unstaged ? nullptr : t.f("staging");
         PCNN_CALL_16(conv2d_fused_backward_16, p.precision, p.conv, p.epi, t.u16("x"), t.f("w"),
-                     kept_of(p, t), t.u16("y"), t.u16("dy"), t.f("scratch"), t.f("staging"),
+                     kept_of(p, t), t.u16("y"), t.u16("dy"), t.f("scratch"), staging,
                      p.want_dx ? t.u16("dx") : nullptr, t.f("dw"), t.f("db"));
       };
     case Op::linear_forward_16:
-      return [composed](Backend& be, const OpParams& p, const DeviceTensors& t) {
+      return [composed, unstaged](Backend& be, const OpParams& p, const DeviceTensors& t) {
+        float* const staging = unstaged ? nullptr : t.f("staging");
         PCNN_CALL_16(linear_forward_16, p.precision, p.N, p.in, p.out, p.act, t.u16("x"),
-                     t.f("w"), t.f("b"), t.f("staging"), t.u16("y"));
+                     t.f("w"), t.f("b"), staging, t.u16("y"));
       };
     default:
       PCNN_CHECK(op == Op::linear_backward_16, "no 16-bit launch for " << op_name(op));
-      return [composed](Backend& be, const OpParams& p, const DeviceTensors& t) {
+      return [composed, unstaged](Backend& be, const OpParams& p, const DeviceTensors& t) {
+        float* const staging = unstaged ? nullptr : t.f("staging");
         PCNN_CALL_16(linear_backward_16, p.precision, p.N, p.in, p.out, p.act, t.u16("x"),
-                     t.f("w"), t.u16("y"), t.u16("dy"), t.f("scratch"), t.f("staging"),
+                     t.f("w"), t.u16("y"), t.u16("dy"), t.f("scratch"), staging,
                      p.want_dx ? t.u16("dx") : nullptr, t.f("dw"),
                      p.with_bias ? t.f("db") : nullptr);
       };
@@ -1520,7 +1528,7 @@ OpCase sixteen_bit(OpCase c, Precision prec) {
     return v;
   };
   c.bytes /= 2;  // roughly: the activations move in half the bytes, the weights do not
-  c.launch = launch_16(c.op, false);
+  c.launch = launch_16(c.op, Form16::Own);
   return c;
 }
 
@@ -1778,8 +1786,18 @@ uint64_t OpCase::seed() const {
 }
 
 OpCase composed_16(OpCase c) {
-  c.launch = launch_16(c.op, true);
+  c.launch = launch_16(c.op, Form16::Composed);
   return c;
+}
+
+OpCase unstaged_16(OpCase c) {
+  c.launch = launch_16(c.op, Form16::OwnUnstaged);
+  return c;
+}
+
+bool stages_for(const Staging16& st, Op op) {
+  return op == Op::conv2d_fused_forward_16 || op == Op::conv2d_fused_backward_16 ? st.conv
+                                                                                 : st.dense;
 }
 
 bool is_fused_16(Op op) {

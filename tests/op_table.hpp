@@ -237,6 +237,10 @@ OpCase optimizer_case(Op op, size_t n, int steps, bool perf, bool skip = false);
 // A backend's own 16-bit form that keeps fp32 products gives these bits exactly.
 bool is_fused_16(Op op);
 OpCase composed_16(OpCase c);
+// The case with no staging floats passed, as the layers call a backend that does not want them;
+// and whether `st` (Backend::stages_16bit) wants them for op.
+OpCase unstaged_16(OpCase c);
+bool stages_for(const Staging16& st, Op op);
 
 // Ops whose result is a gradient: they need a grad case (the backward ops, and the loss).
 bool has_gradient(Op op);

@@ -55,6 +55,14 @@ TEST_CASE("16-bit fused ops: the backend's own form gives the composed default's
         compare_outputs(composed, run_case(backend(), c), run_case(backend(), composed));
     CHECK_MESSAGE(v.ok, "backend " << backend_name() << ", case " << c.label()
                                    << " against the composed default:\n" << v.detail);
+    // A backend that wants no staging for this op must run it the same without.
+    if (stages_for(backend().stages_16bit(), c.op)) continue;
+    OpCase unstaged = unstaged_16(c);
+    unstaged.tol = kExact;
+    const Verdict u =
+        compare_outputs(unstaged, run_case(backend(), unstaged), run_case(backend(), c));
+    CHECK_MESSAGE(u.ok, "backend " << backend_name() << ", case " << c.label()
+                                   << " without staging floats:\n" << u.detail);
   }
 }
 

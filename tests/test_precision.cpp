@@ -174,6 +174,24 @@ TEST_CASE("a 16-bit model keeps its layer outputs and gradients in half the byte
   CHECK(activation_bytes_per_image(small_net(), true, Precision::F16) == b16.total());
 }
 
+TEST_CASE("16-bit staging: only the layers whose op the backend stages for count it") {
+  const ModelSpec spec = load_model_spec("lenet5");
+  const auto layers = build_layers(fuse(spec));
+  const size_t logits = 10, input = 28 * 28;
+  const auto staging_bytes = [&](const Staging16& st) {
+    return activation_bytes(layers, Precision::BF16, st).conversion - input * 2 -
+           2 * logits * sizeof(float);
+  };
+  // The composed defaults: conv1's x (784), y (6x14x14) and their gradients, widened.
+  CHECK(staging_bytes({}) == 2 * (784 + 1176) * sizeof(float));
+  CHECK(staging_bytes({true, false}) == 2 * (784 + 1176) * sizeof(float));
+  // Dense layers staged, convolutions native: fc1's 400 inputs and 120 outputs.
+  CHECK(staging_bytes({false, true}) == 2 * (400 + 120) * sizeof(float));
+  CHECK(staging_bytes({false, false}) == 0);  // every op native (the cuda backend)
+  CHECK(activation_bytes_per_image(spec, true, Precision::BF16, {false, false}) + 15680 ==
+        activation_bytes_per_image(spec, true, Precision::BF16));
+}
+
 TEST_CASE("bf16 and fp16 models on serial: logits and gradients near fp32's, the input rounded") {
   SerialBackend be;
   const ModelSpec spec = small_net();

@@ -149,13 +149,17 @@ std::string memory_line(const Backend& be, const ModelSpec& spec, int64_t device
   if (device_in_use >= 0)
     line += ", " + binary_size(double(device_in_use)) + " in use on the device (its context too)";
   line += "; activations kept per image " +
-          grouped(activation_bytes_per_image(spec, true, precision)) + " bytes fused, " +
-          grouped(activation_bytes_per_image(spec, false, precision)) + " unfused";
+          grouped(activation_bytes_per_image(spec, true, precision, be.stages_16bit())) +
+          " bytes fused, " +
+          grouped(activation_bytes_per_image(spec, false, precision, be.stages_16bit())) +
+          " unfused";
   if (precision != Precision::F32) {
     // What 16 bits halve (the layer outputs and their gradients), and the transient fp32 copies
-    // of one layer's tensors its fp32 pass works on.
+    // of one layer's tensors its fp32 pass works on (none where the backend's kernels read and
+    // write 16 bits themselves).
     const auto layers = build_layers(fuse(spec));
-    const ActivationBytes f32 = activation_bytes(layers), b16 = activation_bytes(layers, precision);
+    const ActivationBytes f32 = activation_bytes(layers),
+                          b16 = activation_bytes(layers, precision, be.stages_16bit());
     line += std::string("; in ") + precision_name(precision) + " the layer outputs and gradients " +
             "take " + grouped(b16.outputs + b16.gradients) + " bytes (fp32: " +
             grouped(f32.outputs + f32.gradients) + "), conversions " + grouped(b16.conversion);

@@ -404,9 +404,9 @@ nlohmann::json memory_json(const Backend& be, const ModelSpec& spec, int64_t dev
                       {"backend_current_bytes", m.current},
                       {"precision", precision_name(precision)},
                       {"activation_bytes_per_image",
-                       activation_bytes_per_image(spec, true, precision)},
+                       activation_bytes_per_image(spec, true, precision, be.stages_16bit())},
                       {"activation_bytes_per_image_unfused",
-                       activation_bytes_per_image(spec, false, precision)}};
+                       activation_bytes_per_image(spec, false, precision, be.stages_16bit())}};
   j["device_in_use_bytes"] = device_in_use >= 0 ? nlohmann::json(device_in_use) : nullptr;
   return j;
 }

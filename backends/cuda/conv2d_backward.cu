@@ -434,7 +434,8 @@ void CudaBackend::conv2d_fused_backward(const Conv2dShape& s, const ConvEpilogue
 }
 
 // Native where the plan is Tiled or Split (every block reads and writes the 16-bit tensors
-// itself); elsewhere the composed default, whose staging this path does not need.
+// itself); elsewhere the composed default, on the context's staging when the layer passes none
+// (stages_16bit).
 void CudaBackend::conv2d_fused_backward_16(Precision p, const Conv2dShape& s,
                                            const ConvEpilogue& epi, const uint16_t* x,
                                            const float* w, const ConvKept& kept,
@@ -443,6 +444,7 @@ void CudaBackend::conv2d_fused_backward_16(Precision p, const Conv2dShape& s,
   ctx_.bind();
   if (!cuda::conv2d_backward_native_16(ctx_, s, epi, dw || db, dx != nullptr,
                                        cuda::ConvBackwardPlan{})) {
+    if (!staging) staging = ctx_.staging16(2 * (s.x_size() + fused_output_size(s, epi)));
     Backend::conv2d_fused_backward_16(p, s, epi, x, w, kept, y, dy, scratch, staging, dx, dw, db);
     return;
   }

@@ -497,7 +497,8 @@ void CudaBackend::conv2d_fused_forward(const Conv2dShape& s, const ConvEpilogue&
 }
 
 // Native where the kernel writes y itself (Tiled, Ring, Direct with the pooling fused or none);
-// elsewhere the composed default, whose staging this path does not need.
+// elsewhere the composed default, on the context's staging when the layer passes none
+// (stages_16bit).
 void CudaBackend::conv2d_fused_forward_16(Precision p, const Conv2dShape& s,
                                           const ConvEpilogue& epi, const uint16_t* x,
                                           const float* w, const float* b, const ConvKept& kept,
@@ -505,6 +506,7 @@ void CudaBackend::conv2d_fused_forward_16(Precision p, const Conv2dShape& s,
   if (s.y_size() == 0) return;
   ctx_.bind();
   if (!cuda::conv2d_forward_native_16(ctx_, s, epi, cuda::ConvForwardPlan{})) {
+    if (!staging) staging = ctx_.staging16(s.x_size() + fused_output_size(s, epi));
     Backend::conv2d_fused_forward_16(p, s, epi, x, w, b, kept, scratch, staging, y);
     return;
   }

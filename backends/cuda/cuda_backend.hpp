@@ -44,6 +44,8 @@ class CudaBackend : public Backend {
   PCNN_OVERRIDE(conv2d_fused_backward_16)
   PCNN_OVERRIDE(linear_forward_16)
   PCNN_OVERRIDE(linear_backward_16)
+  // So no layer stages for them: the convolutions' composed fallback stages in the context.
+  Staging16 stages_16bit() const override { return {false, false}; }
 
   bool supports_graphs() const override { return true; }
   void graph_begin_capture() override;

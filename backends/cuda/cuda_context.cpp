@@ -196,6 +196,10 @@ float* CudaContext::scratch_aux(size_t floats) {
   return static_cast<float*>(scratch_aux_.ensure(floats * sizeof(float), floats / 2 * sizeof(float)));
 }
 
+float* CudaContext::staging16(size_t floats) {
+  return static_cast<float*>(staging16_.ensure(floats * sizeof(float), floats / 2 * sizeof(float)));
+}
+
 unsigned* CudaContext::counters(size_t count) {
   PCNN_CHECK(count <= kCounters, "cuda backend: " << count << " reduction counters asked for, "
                                                   << kCounters << " exist");

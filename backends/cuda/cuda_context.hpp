@@ -71,6 +71,9 @@ class CudaContext {
   // A second such buffer, for an operand one op materialises and then hands to kernels that use
   // scratch() themselves (the convolution backward's d(act_out) before its split-K GEMMs).
   float* scratch_aux(size_t floats);
+  // A third, the staging floats of a 16-bit op the backend composes (a shape its kernels do not
+  // read in 16 bits): the layers pass none to this backend (CudaBackend::stages_16bit).
+  float* staging16(size_t floats);
 
   // `count` unsigned counters, zero on entry to every kernel: kernels that use them to find the
   // last block of a reduction put them back to zero before they finish. count <= kCounters.
@@ -102,6 +105,7 @@ class CudaContext {
   std::vector<void*> retired_;  // outgrown scratch the graph may still point into
   ScratchBuffer scratch_{*this, "the cuda kernels' scratch"};
   ScratchBuffer scratch_aux_{*this, "the cuda kernels' second scratch"};
+  ScratchBuffer staging16_{*this, "the composed 16-bit ops' staging"};
 };
 
 }  // namespace pcnn::cuda
