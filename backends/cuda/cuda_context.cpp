@@ -197,7 +197,8 @@ float* CudaContext::scratch_aux(size_t floats) {
 }
 
 float* CudaContext::staging16(size_t floats) {
-  return static_cast<float*>(staging16_.ensure(floats * sizeof(float), floats / 2 * sizeof(float)));
+  const size_t bytes = floats * sizeof(float);
+  return static_cast<float*>(staging16_.ensure(bytes, bytes / 2));
 }
 
 unsigned* CudaContext::counters(size_t count) {
