@@ -83,8 +83,23 @@ void backward(CudaBackend& be, const OpCase& c, const DeviceTensors& d,
                               d.f("dw"), d.f("db"), plan);
 }
 
+// The same in 16 bits (x, y, dy, dx stored in bf16 or fp16: the op table's 16-bit cases), where
+// the plan's kernels read and write them themselves.
+void forward16(CudaBackend& be, const OpCase& c, const DeviceTensors& d,
+               const cuda::ConvForwardPlan& plan) {
+  cuda::conv2d_fused_forward_16(be, c.p.precision, c.p.conv, c.p.epi, d.u16("x"), d.f("w"),
+                                d.f("b"), kept_of(c, d), d.u16("y"), plan);
+}
+void backward16(CudaBackend& be, const OpCase& c, const DeviceTensors& d,
+                const cuda::ConvBackwardPlan& plan) {
+  cuda::conv2d_fused_backward_16(be, c.p.precision, c.p.conv, c.p.epi, d.u16("x"), d.f("w"),
+                                 kept_of(c, d), d.u16("y"), d.u16("dy"),
+                                 c.p.want_dx ? d.u16("dx") : nullptr, d.f("dw"), d.f("db"), plan);
+}
+
 // Part 1: every variant against serial, on every fused case of the op table (the backward cases
-// come with and without dx).
+// come with and without dx), in fp32 and, where the variant reads and writes 16 bits itself, in
+// bf16 and fp16 (at the op table's 16-bit tolerances).
 void check_all(CudaBackend& be, SerialBackend& ref) {
   auto& ctx = be.context();
   int checked = 0, cases = 0;
@@ -109,6 +124,31 @@ void check_all(CudaBackend& be, SerialBackend& ref) {
       d.reset();
       backward(be, c, d, plan);
       check_outputs(c.name + " bwd " + vname, c, d, want);
+      ++checked;
+    }
+  }
+  for (const OpCase& c : cases_of(Op::conv2d_fused_forward_16, 64, false)) {
+    const RunResult want = test::run_case(ref, c);
+    DeviceTensors d(be, test::case_tensors(c));
+    ++cases;
+    for (const auto& [vname, plan] : forward_plans(true)) {
+      if (!cuda::conv2d_forward_native_16(ctx, c.p.conv, c.p.epi, plan)) continue;
+      d.reset();
+      forward16(be, c, d, plan);
+      check_outputs(c.name + " fwd " + vname, c, d, want, c.tol);
+      ++checked;
+    }
+  }
+  for (const OpCase& c : cases_of(Op::conv2d_fused_backward_16, 64, false)) {
+    const RunResult want = test::run_case(ref, c);
+    DeviceTensors d(be, test::case_tensors(c));
+    ++cases;
+    for (const auto& [vname, plan] : backward_plans(true)) {
+      if (!cuda::conv2d_backward_native_16(ctx, c.p.conv, c.p.epi, true, c.p.want_dx, plan))
+        continue;
+      d.reset();
+      backward16(be, c, d, plan);
+      check_outputs(c.name + " bwd " + vname, c, d, want, c.tol);
       ++checked;
     }
   }
