@@ -45,6 +45,9 @@ struct ConvBackwardPlan {
   int dx_c_tiles = 0; // channel tiles per image of the data gradient
   int dx_threads = 0;         // threads of a data-gradient block (Split only; at most 256)
   bool generic_taps = false;  // the kernels compiled for any filter size, not those for 3x3 / 5x5
+  // Most threads of a weight-gradient block (0: 512). Fewer, with more chunks, let two or more
+  // such blocks share a multiprocessor, one staging while another computes.
+  int dw_threads = 0;
 };
 
 // x (N,C,H,W), w (K,C,R,S), b (K) or nullptr -> y = pool(act(conv + b)) (or act(conv + b) when

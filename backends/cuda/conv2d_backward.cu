@@ -123,9 +123,12 @@ FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool 
   if (want_dw) {
     // Chunks per filter tile: about one block per multiprocessor in all, but few enough that
     // the last block's sum over chunks (one block per tile) stays short.
+    // (With smaller blocks, dw_threads, as many more as then share a multiprocessor.)
+    const int per_sm = plan.dw_threads > 0 && plan.dw_threads < kMaxThreads
+                           ? kMaxThreads / plan.dw_threads : 1;
     auto chunks_for = [&](int kt) {
       const int per_tile = items * kt, ktiles = ceil_div(s.K, kt);
-      int c = plan.dw_chunks ? plan.dw_chunks : ceil_div(ctx.sm_count(), ktiles);
+      int c = plan.dw_chunks ? plan.dw_chunks : ceil_div(per_sm * ctx.sm_count(), ktiles);
       const int tail = kMaxTailFloats * (s.N > 256 ? s.N / 256 : 1);
       if (!plan.dw_chunks && c > tail / per_tile) c = tail / per_tile;
       c = c < 1 ? 1 : (c > s.N ? s.N : c);
@@ -155,7 +158,9 @@ FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool 
     // Parts: split the (image, row) pairs of a chunk so a block has up to 512 threads busy,
     // as far as the per-part sums fit in shared memory.
     const int witems = s.C * s.R * (s.S / ts) + 1;
-    int parts = kMaxThreads / witems;
+    const int max_threads = plan.dw_threads ? plan.dw_threads : kMaxThreads;
+    if (max_threads > kMaxThreads) return f;
+    int parts = max_threads / witems;
     const int rows = f.imgs * s.P();
     if (parts > rows) parts = rows;
     if (parts > kMaxSmemFloats / (witems * f.kt * ts)) parts = kMaxSmemFloats / (witems * f.kt * ts);
@@ -163,7 +168,8 @@ FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool 
     f.threads = witems * parts;
     // Rounding up to whole warps must not add a part whose sums would not fit.
     const int rounded = (f.threads + 31) / 32 * 32;
-    if ((rounded / witems) * witems * f.kt * ts <= kMaxSmemFloats) f.threads = rounded;
+    if (rounded <= max_threads && (rounded / witems) * witems * f.kt * ts <= kMaxSmemFloats)
+      f.threads = rounded;
     f.smem_floats = DwLayout(s, f.kt, ts, f.threads, f.imgs).total;
   }
   if (want_dx) {

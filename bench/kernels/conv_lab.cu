@@ -47,6 +47,14 @@ std::vector<std::pair<std::string, cuda::ConvBackwardPlan>> backward_plans(bool 
       if (!all || ct != 4)
         v.push_back({"split tiles" + std::to_string(ct) + " th" + std::to_string(th),
                      {cuda::ConvBwdVariant::Split, 0, 0, ct, th}});
+  // Smaller weight-gradient blocks, two or four a multiprocessor (and as many more chunks).
+  for (int th : {128, 256}) {
+    cuda::ConvBackwardPlan p{cuda::ConvBwdVariant::Tiled};
+    p.dw_threads = th;
+    v.push_back({"tiled dw th" + std::to_string(th), p});
+    p.variant = cuda::ConvBwdVariant::Split;
+    v.push_back({"split dw th" + std::to_string(th), p});
+  }
   for (int kt : {1, 2, 4, 6, 8, 16}) {
     v.push_back({"tiled kt" + std::to_string(kt), {cuda::ConvBwdVariant::Tiled, kt, 0, 0}});
     if (!all && kt != 6 && kt != 16)
