@@ -88,6 +88,13 @@ class Backend {
   // Which of the fused 16-bit ops want the caller's staging (core/precision.hpp Staging16); the
   // ones that do not are passed nullptr. Every op the defaults compose wants it.
   virtual Staging16 stages_16bit() const { return {}; }
+  // Whether op's 16-bit form multiplies with its fp32 operands (the weights, d(pre-activation))
+  // rounded to 16 bits too, as tensor cores take them: its results then differ from the
+  // composed default's within the op table's 16-bit tolerances, not bit for bit.
+  virtual bool rounds_16bit_products(Op op) const {
+    (void)op;
+    return false;
+  }
 
   // ---- whole-step graphs: optional ---------------------------------------------------------
   // A backend that can record the kernels launched between begin and end and replay them.

@@ -2,10 +2,13 @@
 // gemm_tile.cuh; the "problems" below only say how operands are read and results written, which
 // is where the fusing lives. The activation is a template argument of the linear problems, picked
 // once per launch (dispatch_activation), so a new activation needs no edit here.
+#include <type_traits>
+
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/gemm.cuh"
+#include "backends/cuda/gemm_mma.cuh"
 #include "backends/cuda/gemm_tile.cuh"
 #include "backends/cuda/launch.cuh"
 #include "core/activation_math.hpp"
@@ -314,6 +317,8 @@ GemmVariant pick(CudaContext& ctx, GemmVariant v, const P0& p0, const P1* p1) {
 
 template <class P0, class P1>
 void run(CudaContext& ctx, GemmVariant v, const P0& p0, const P1* p1) {
+  PCNN_CHECK(v != GemmVariant::Mma && v != GemmVariant::MmaLarge,
+             "cuda gemm: the tensor-core tiles take 16-bit linear problems only");
   switch (pick(ctx, v, p0, p1)) {
     case GemmVariant::Large: launch_tiled<TileLarge>(ctx, p0, p1, 0); break;
     case GemmVariant::Medium: launch_tiled<TileMedium>(ctx, p0, p1, 0); break;
@@ -322,6 +327,49 @@ void run(CudaContext& ctx, GemmVariant v, const P0& p0, const P1* p1) {
     case GemmVariant::SmallSplitK: launch_tiled<TileSmall>(ctx, p0, p1, 256); break;
     default: launch_tiled<TileSmall>(ctx, p0, p1, 0); break;
   }
+}
+
+// The tensor-core tiles (gemm_mma.cuh) for 16-bit problems, in p's format.
+template <class T, class P0, class P1>
+void launch_mma(CudaContext& ctx, Precision p, const P0& p0, const P1* p1) {
+  const auto tiles = [](const auto& q, int& per_row) {
+    per_row = q.N > 0 ? ceil_div(q.N, T::BN) : 1;
+    return q.M > 0 && q.N > 0 ? ceil_div(q.M, T::BM) * per_row : 0;
+  };
+  int tn0 = 1, tn1 = 1;
+  const int t0 = tiles(p0, tn0), t1 = p1 ? tiles(*p1, tn1) : 0;
+  if (t0 + t1 == 0) return;
+  const auto kernel = p == Precision::F16 ? gemm_kernel_mma<T, true, P0, P1>
+                                          : gemm_kernel_mma<T, false, P0, P1>;
+  launch(ctx, "gemm_kernel_mma", kernel, t0 + t1, T::kThreads, 0, p0, t0, tn0, p1 ? *p1 : P1{},
+         tn1);
+}
+
+// Auto: the 64 x 64 tiles once every multiprocessor gets one, else 32 x 32.
+template <class P0, class P1>
+void run_mma(CudaContext& ctx, GemmVariant v, Precision p, const P0& p0, const P1* p1) {
+  const auto large_tiles = [&](const auto& q) {
+    return ceil_div(q.M, MmaTileLarge::BM) * ceil_div(q.N, MmaTileLarge::BN);
+  };
+  if (v == GemmVariant::Auto)
+    v = large_tiles(p0) + (p1 ? large_tiles(*p1) : 0) >= ctx.sm_count() ? GemmVariant::MmaLarge
+                                                                          : GemmVariant::Mma;
+  if (v == GemmVariant::MmaLarge) launch_mma<MmaTileLarge>(ctx, p, p0, p1);
+  else launch_mma<MmaTileSmall>(ctx, p, p0, p1);
+}
+
+// fp32 problems on the FMA tiles, 16-bit ones on the tensor-core tiles unless a variant of the
+// FMA tiles is asked for (the kernel lab's comparison).
+template <class S, class P0, class P1>
+void run_as(CudaContext& ctx, S io, GemmVariant v, const P0& p0, const P1* p1) {
+  const bool tensor = v == GemmVariant::Mma || v == GemmVariant::MmaLarge;
+  if constexpr (std::is_same_v<S, Bits16Store>) {
+    if (tensor || v == GemmVariant::Auto) {
+      run_mma(ctx, v, io.prec, p0, p1);
+      return;
+    }
+  }
+  run(ctx, v, p0, p1);
 }
 
 template <bool TA, bool TB>
@@ -394,7 +442,7 @@ void linear_forward_as(CudaContext& ctx, S io, int N, int in, int out, Activatio
   dispatch_activation(act, [&](auto tag) {
     using Problem = LinearForwardProblem<decltype(tag)::value, S>;
     const Problem p{N, out, in, x, w, b, y, io};
-    run(ctx, variant, p, static_cast<const Problem*>(nullptr));
+    run_as(ctx, io, variant, p, static_cast<const Problem*>(nullptr));
   });
 }
 
@@ -410,7 +458,7 @@ void linear_backward_as(CudaContext& ctx, S io, int N, int in, int out, Activati
     const PreActGrad<A, S> d{dy, y, out, io};
     const LinearWeightGradProblem<A, S> pw{out, in + (db ? 1 : 0), N, in, d, x, dw, db};
     const LinearDataGradProblem<A, S> px{N, in, out, d, w, dx};
-    run(ctx, variant, pw, dx ? &px : nullptr);
+    run_as(ctx, io, variant, pw, dx ? &px : nullptr);
   });
 }
 }  // namespace

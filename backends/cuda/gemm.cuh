@@ -14,8 +14,12 @@ namespace pcnn::cuda {
 // configs of gemm_tile.cuh. SmallSplitK: small tiles with long K ranges split over several
 // blocks (summed in a fixed order by the tile's last block); MediumSplitK splits only K >= 512.
 // Auto: Large when it gives every multiprocessor a tile and every K is long (>= 256), else
-// MediumSplitK when it gives half of them one, else SmallSplitK.
-enum class GemmVariant { Auto, Naive, Small, SmallDeep, SmallSplitK, Medium, MediumSplitK, Large };
+// MediumSplitK when it gives half of them one, else SmallSplitK. Mma / MmaLarge: tensor-core
+// tiles of 32 x 32 / 64 x 64 (gemm_mma.cuh), for the 16-bit linear problems only, which Auto
+// gives them (MmaLarge when it gives every multiprocessor a tile).
+enum class GemmVariant {
+  Auto, Naive, Small, SmallDeep, SmallSplitK, Medium, MediumSplitK, Large, Mma, MmaLarge
+};
 
 // Row-major C(M,N) = alpha op(A)(M,K) op(B)(K,N) + beta C; beta == 0 overwrites C
 void gemm(CudaContext& ctx, bool trans_a, bool trans_b, int M, int N, int K, float alpha,
@@ -35,6 +39,8 @@ void linear_backward(CudaContext& ctx, int N, int in, int out, Activation act, c
 
 // The same two on 16-bit activations (p: BF16 or F16): x, y, dy, dx stored in 16 bits, widened
 // as the tiles load them and rounded as the epilogues store them; w, b, dw, db and the sums fp32.
+// On the tensor-core tiles (Auto) the products' other operands, the weights and d(pre-
+// activation), are rounded to p as well.
 void linear_forward_16(CudaContext& ctx, Precision p, int N, int in, int out, Activation act,
                        const uint16_t* x, const float* w, const float* b, uint16_t* y,
                        GemmVariant variant = GemmVariant::Auto);

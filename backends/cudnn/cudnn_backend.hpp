@@ -91,6 +91,7 @@ class CudnnBackend : public CudaBackend {
   PCNN_OVERRIDE(linear_forward_16)  // gemm.cpp
   PCNN_OVERRIDE(linear_backward_16)
   Staging16 stages_16bit() const override { return {}; }  // every default stages
+  bool rounds_16bit_products(Op) const override { return false; }
 
  private:
   using ConvKey = std::array<int, 9>;  // N, C, H, W, K, R, S, stride, pad

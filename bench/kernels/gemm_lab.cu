@@ -89,6 +89,41 @@ void linear_case(CudaBackend& be, SerialBackend& ref, const OpCase& c, bool time
   }
 }
 
+// The same on 16-bit activations (the op table's bf16 and fp16 linear cases): every FMA tile,
+// the tensor-core tiles and Auto, each checked against serial at the case's 16-bit tolerance.
+void linear16_case(CudaBackend& be, SerialBackend& ref, const OpCase& c, bool timed) {
+  auto& ctx = be.context();
+  const auto& p = c.p;
+  const RunResult want = test::run_case(ref, c);
+  DeviceTensors d(be, test::case_tensors(c));
+  auto launch = [&](cuda::GemmVariant v) {
+    if (c.op == Op::linear_forward_16)
+      cuda::linear_forward_16(ctx, p.precision, p.N, p.in, p.out, p.act, d.u16("x"), d.f("w"),
+                              d.f("b"), d.u16("y"), v);
+    else
+      cuda::linear_backward_16(ctx, p.precision, p.N, p.in, p.out, p.act, d.u16("x"), d.f("w"),
+                               d.u16("y"), d.u16("dy"), p.want_dx ? d.u16("dx") : nullptr,
+                               d.f("dw"), p.with_bias ? d.f("db") : nullptr, v);
+  };
+  if (timed) print_header(c.label());
+  std::vector<std::pair<std::string, cuda::GemmVariant>> variants(std::begin(kVariants),
+                                                                  std::end(kVariants));
+  variants.push_back({"mma 32x32", cuda::GemmVariant::Mma});
+  variants.push_back({"mma 64x64", cuda::GemmVariant::MmaLarge});
+  for (const auto& [vname, v] : variants) {
+    if (v == cuda::GemmVariant::Naive) continue;
+    d.reset();
+    if (!timed) {
+      launch(v);
+      check_outputs(c.label() + " " + vname, c, d, want, c.tol);
+      continue;
+    }
+    const double us = time_graph_us(be, [&, v = v] { launch(v); });
+    print_row(c.name, vname, us, c.flops, c.bytes,
+              check_outputs(c.name + " " + vname, c, d, want, c.tol));
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -107,6 +142,9 @@ int main() {
     for (int N : {64, 1024})
       for (Op op : {Op::linear_forward, Op::linear_backward})
         for (const OpCase& c : cases_of(op, N, N == 1024)) linear_case(be, ref, c, c.perf);
+    for (int N : {64, 1024})
+      for (Op op : {Op::linear_forward_16, Op::linear_backward_16})
+        for (const OpCase& c : cases_of(op, N, N == 1024)) linear16_case(be, ref, c, c.perf);
     std::printf("\ngemm_lab: %d failures\n", failures());
     return failures() ? 1 : 0;
   } catch (const std::exception& e) {

@@ -1,0 +1,158 @@
+// Tensor-core tiles for the dense problems on 16-bit activations: the same problems as
+// gemm_tile.cuh (a(i,k), b(k,j), store(i,j,v)), their operands rounded to bf16 or fp16 as a tile
+// is fetched (exact for the 16-bit activations, a rounding of the fp32 weights and of d(pre-
+// activation)), multiplied by mma.sync m16n8k16 with fp32 sums. Where the operands live:
+// mma_layout.hpp. No split K: the dense layers' problems give enough tiles at the batches where
+// tensor cores pay.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "backends/cuda/launch.cuh"
+#include "backends/cuda/mma_layout.hpp"
+#include "core/precision.hpp"
+
+namespace pcnn::cuda {
+
+using MmaTileSmall = mma::MmaTile<32, 32, 2, 2>;  // 128 threads, a 16 x 16 warp tile
+using MmaTileLarge = mma::MmaTile<64, 64, 2, 2>;  // 128 threads, a 32 x 32 warp tile
+
+// Two operands rounded to the product's 16-bit format, packed low first.
+template <bool kF16>
+__device__ __forceinline__ uint32_t pack16(float lo, float hi) {
+  const uint16_t a = kF16 ? float_to_f16(lo) : float_to_bf16(lo);
+  const uint16_t b = kF16 ? float_to_f16(hi) : float_to_bf16(hi);
+  return uint32_t(a) | (uint32_t(b) << 16);
+}
+
+// d += a b for one m16n8k16 product of this warp (every lane calls it).
+template <bool kF16>
+__device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint32_t (&a)[4],
+                                             const uint32_t (&b)[2]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (kF16)
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  else
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#endif
+}
+
+// One block: the BM x BN tile (tile_m, tile_n) of prob over its whole K, then prob.store.
+// Global loads for step s+1 are issued before step s is multiplied, as in gemm_tile.cuh.
+template <class T, bool kF16, class Prob>
+__device__ __forceinline__ void gemm_mma_block(const Prob& prob, int tile_m, int tile_n,
+                                               uint32_t* smem) {
+  using namespace mma;
+  uint32_t* As = smem;                 // [BM][kPitch]
+  uint32_t* Bs = smem + T::BM * T::kPitch;  // [BN][kPitch]
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int wm = warp / T::WN, wn = warp % T::WN;
+  const int m0 = tile_m * T::BM, n0 = tile_n * T::BN;
+  float acc[T::MT][T::NT][4];
+#pragma unroll
+  for (int mt = 0; mt < T::MT; ++mt)
+#pragma unroll
+    for (int nt = 0; nt < T::NT; ++nt)
+#pragma unroll
+      for (int c = 0; c < 4; ++c) acc[mt][nt][c] = 0.f;
+
+  uint32_t ra[T::kAWpT], rb[T::kBWpT];
+  auto fetch = [&](int k0) {
+#pragma unroll
+    for (int u = 0; u < T::kAWpT; ++u) {
+      int row, kp;
+      a_word_coord(Prob::kAContigK, T::BM, tid + u * T::kThreads, row, kp);
+      const int gi = m0 + row, gk = k0 + 2 * kp;
+      const bool in = gi < prob.M;
+      ra[u] = pack16<kF16>(in && gk < prob.K ? prob.a(gi, gk) : 0.f,
+                           in && gk + 1 < prob.K ? prob.a(gi, gk + 1) : 0.f);
+    }
+#pragma unroll
+    for (int u = 0; u < T::kBWpT; ++u) {
+      int col, kp;
+      b_word_coord(Prob::kBContigJ, T::BN, tid + u * T::kThreads, col, kp);
+      const int gj = n0 + col, gk = k0 + 2 * kp;
+      const bool in = gj < prob.N;
+      rb[u] = pack16<kF16>(in && gk < prob.K ? prob.b(gk, gj) : 0.f,
+                           in && gk + 1 < prob.K ? prob.b(gk + 1, gj) : 0.f);
+    }
+  };
+  auto stash = [&]() {
+#pragma unroll
+    for (int u = 0; u < T::kAWpT; ++u) {
+      int row, kp;
+      a_word_coord(Prob::kAContigK, T::BM, tid + u * T::kThreads, row, kp);
+      As[row * T::kPitch + kp] = ra[u];
+    }
+#pragma unroll
+    for (int u = 0; u < T::kBWpT; ++u) {
+      int col, kp;
+      b_word_coord(Prob::kBContigJ, T::BN, tid + u * T::kThreads, col, kp);
+      Bs[col * T::kPitch + kp] = rb[u];
+    }
+  };
+
+  if (prob.K > 0) fetch(0);
+  for (int k0 = 0; k0 < prob.K; k0 += T::BK) {
+    stash();
+    __syncthreads();
+    if (k0 + T::BK < prob.K) fetch(k0 + T::BK);
+#pragma unroll
+    for (int ks = 0; ks < 2; ++ks) {
+      uint32_t af[T::MT][4], bf[T::NT][2];
+#pragma unroll
+      for (int mt = 0; mt < T::MT; ++mt)
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+          af[mt][r] = As[a_frag_word(T::kPitch, wm * T::WTM + mt * 16, ks, lane, r)];
+#pragma unroll
+      for (int nt = 0; nt < T::NT; ++nt)
+#pragma unroll
+        for (int r = 0; r < 2; ++r)
+          bf[nt][r] = Bs[b_frag_word(T::kPitch, wn * T::WTN + nt * 8, ks, lane, r)];
+#pragma unroll
+      for (int mt = 0; mt < T::MT; ++mt)
+#pragma unroll
+        for (int nt = 0; nt < T::NT; ++nt) mma_m16n8k16<kF16>(acc[mt][nt], af[mt], bf[nt]);
+    }
+    __syncthreads();
+  }
+
+#pragma unroll
+  for (int mt = 0; mt < T::MT; ++mt)
+#pragma unroll
+    for (int nt = 0; nt < T::NT; ++nt)
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        int row, col;
+        c_frag_coord(lane, c, row, col);
+        const int gi = m0 + wm * T::WTM + mt * 16 + row, gj = n0 + wn * T::WTN + nt * 8 + col;
+        if (gi < prob.M && gj < prob.N) prob.store(gi, gj, acc[mt][nt][c]);
+      }
+}
+
+// Up to two independent problems in one launch, as gemm_kernel_tiled: blocks [0, tiles0) take
+// p0 (tiles_n0 tiles a row of tiles), the rest p1.
+template <class T, bool kF16, class P0, class P1>
+__global__ void __launch_bounds__(T::kThreads)
+    gemm_kernel_mma(P0 p0, int tiles0, int tiles_n0, P1 p1, int tiles_n1) {
+  wait_for_previous_kernel();
+  __shared__ uint32_t smem[T::kSmemWords];
+  const int b = blockIdx.x;
+  if (b < tiles0)
+    gemm_mma_block<T, kF16>(p0, b / tiles_n0, b % tiles_n0, smem);
+  else
+    gemm_mma_block<T, kF16>(p1, (b - tiles0) / tiles_n1, (b - tiles0) % tiles_n1, smem);
+}
+
+}  // namespace pcnn::cuda
