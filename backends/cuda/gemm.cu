@@ -272,8 +272,11 @@ TileGrid grid_of(const P& p, int split_from) {
   return g;
 }
 
-template <class Cfg, class P0, class P1>
-void launch_tiled(CudaContext& ctx, const P0& p0, const P1* p1, int split_from) {
+// The grids of one or two problems on tiles of Cfg's size, their split-K scratch, and the launch
+// of `kernel` over them (the FMA tiles' kernel or the tensor-core tiles').
+template <class Cfg, class P0, class P1, class... Params>
+void launch_grids(CudaContext& ctx, const char* name, void (*kernel)(Params...), const P0& p0,
+                  const P1* p1, int split_from) {
   TileGrid g0 = grid_of<Cfg>(p0, split_from);
   TileGrid g1 = p1 ? grid_of<Cfg>(*p1, split_from) : TileGrid{};
   const int blocks = g0.tiles * g0.splits + g1.tiles * g1.splits;
@@ -289,9 +292,13 @@ void launch_tiled(CudaContext& ctx, const P0& p0, const P1* p1, int split_from) 
       counters = ctx.counters(size_t(g0.tiles) + g1.tiles);
     }
   }
-  launch(ctx, "gemm_kernel_tiled", gemm_kernel_tiled<Cfg, P0, P1>,
-         g0.tiles * g0.splits + g1.tiles * g1.splits, Cfg::kThreads, 0, p0, g0, p1 ? *p1 : P1{}, g1,
-         partial, counters);
+  launch(ctx, name, kernel, g0.tiles * g0.splits + g1.tiles * g1.splits, Cfg::kThreads, 0, p0,
+         g0, p1 ? *p1 : P1{}, g1, partial, counters);
+}
+
+template <class Cfg, class P0, class P1>
+void launch_tiled(CudaContext& ctx, const P0& p0, const P1* p1, int split_from) {
+  launch_grids<Cfg>(ctx, "gemm_kernel_tiled", gemm_kernel_tiled<Cfg, P0, P1>, p0, p1, split_from);
 }
 
 // Auto (H200 measurements in notes/tuning-cuda.md): Large once every multiprocessor gets a tile and
@@ -329,20 +336,13 @@ void run(CudaContext& ctx, GemmVariant v, const P0& p0, const P1* p1) {
   }
 }
 
-// The tensor-core tiles (gemm_mma.cuh) for 16-bit problems, in p's format.
+// The tensor-core tiles (gemm_mma.cuh) for 16-bit problems, in p's format; K >= 512 split as
+// MediumSplitK does.
 template <class T, class P0, class P1>
 void launch_mma(CudaContext& ctx, Precision p, const P0& p0, const P1* p1) {
-  const auto tiles = [](const auto& q, int& per_row) {
-    per_row = q.N > 0 ? ceil_div(q.N, T::BN) : 1;
-    return q.M > 0 && q.N > 0 ? ceil_div(q.M, T::BM) * per_row : 0;
-  };
-  int tn0 = 1, tn1 = 1;
-  const int t0 = tiles(p0, tn0), t1 = p1 ? tiles(*p1, tn1) : 0;
-  if (t0 + t1 == 0) return;
   const auto kernel = p == Precision::F16 ? gemm_kernel_mma<T, true, P0, P1>
                                           : gemm_kernel_mma<T, false, P0, P1>;
-  launch(ctx, "gemm_kernel_mma", kernel, t0 + t1, T::kThreads, 0, p0, t0, tn0, p1 ? *p1 : P1{},
-         tn1);
+  launch_grids<T>(ctx, "gemm_kernel_mma", kernel, p0, p1, 512);
 }
 
 // Auto: the 64 x 64 tiles once every multiprocessor gets one, else 32 x 32.

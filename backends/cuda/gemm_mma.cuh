@@ -1,15 +1,15 @@
 // Tensor-core tiles for the dense problems on 16-bit activations: the same problems as
 // gemm_tile.cuh (a(i,k), b(k,j), store(i,j,v)), their operands rounded to bf16 or fp16 as a tile
 // is fetched (exact for the 16-bit activations, a rounding of the fp32 weights and of d(pre-
-// activation)), multiplied by mma.sync m16n8k16 with fp32 sums. Where the operands live:
-// mma_layout.hpp. No split K: the dense layers' problems give enough tiles at the batches where
-// tensor cores pay.
+// activation)), multiplied by mma.sync m16n8k16 with fp32 sums, long K ranges split over several
+// blocks as on the FMA tiles (join_splits). Where the operands live: mma_layout.hpp.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
+#include "backends/cuda/gemm_tile.cuh"
 #include "backends/cuda/launch.cuh"
 #include "backends/cuda/mma_layout.hpp"
 #include "core/precision.hpp"
@@ -47,18 +47,19 @@ __device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint32_t (&a)[
 #endif
 }
 
-// One block: the BM x BN tile (tile_m, tile_n) of prob over its whole K, then prob.store.
-// Global loads for step s+1 are issued before step s is multiplied, as in gemm_tile.cuh.
+// Accumulates the BM x BN tile (tile_m, tile_n) of prob over k in [k_begin, k_end) (k_begin
+// even) into acc, this thread's fragments. Global loads for step s+1 are issued before step s is
+// multiplied, as in gemm_tile.cuh.
 template <class T, bool kF16, class Prob>
-__device__ __forceinline__ void gemm_mma_block(const Prob& prob, int tile_m, int tile_n,
-                                               uint32_t* smem) {
+__device__ __forceinline__ void gemm_mma_accumulate(const Prob& prob, int tile_m, int tile_n,
+                                                    int k_begin, int k_end, uint32_t* smem,
+                                                    float (&acc)[T::MT][T::NT][4]) {
   using namespace mma;
   uint32_t* As = smem;                 // [BM][kPitch]
   uint32_t* Bs = smem + T::BM * T::kPitch;  // [BN][kPitch]
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int wm = warp / T::WN, wn = warp % T::WN;
   const int m0 = tile_m * T::BM, n0 = tile_n * T::BN;
-  float acc[T::MT][T::NT][4];
 #pragma unroll
   for (int mt = 0; mt < T::MT; ++mt)
 #pragma unroll
@@ -74,8 +75,8 @@ __device__ __forceinline__ void gemm_mma_block(const Prob& prob, int tile_m, int
       a_word_coord(Prob::kAContigK, T::BM, tid + u * T::kThreads, row, kp);
       const int gi = m0 + row, gk = k0 + 2 * kp;
       const bool in = gi < prob.M;
-      ra[u] = pack16<kF16>(in && gk < prob.K ? prob.a(gi, gk) : 0.f,
-                           in && gk + 1 < prob.K ? prob.a(gi, gk + 1) : 0.f);
+      ra[u] = pack16<kF16>(in && gk < k_end ? prob.a(gi, gk) : 0.f,
+                           in && gk + 1 < k_end ? prob.a(gi, gk + 1) : 0.f);
     }
 #pragma unroll
     for (int u = 0; u < T::kBWpT; ++u) {
@@ -83,8 +84,8 @@ __device__ __forceinline__ void gemm_mma_block(const Prob& prob, int tile_m, int
       b_word_coord(Prob::kBContigJ, T::BN, tid + u * T::kThreads, col, kp);
       const int gj = n0 + col, gk = k0 + 2 * kp;
       const bool in = gj < prob.N;
-      rb[u] = pack16<kF16>(in && gk < prob.K ? prob.b(gk, gj) : 0.f,
-                           in && gk + 1 < prob.K ? prob.b(gk + 1, gj) : 0.f);
+      rb[u] = pack16<kF16>(in && gk < k_end ? prob.b(gk, gj) : 0.f,
+                           in && gk + 1 < k_end ? prob.b(gk + 1, gj) : 0.f);
     }
   };
   auto stash = [&]() {
@@ -102,11 +103,11 @@ __device__ __forceinline__ void gemm_mma_block(const Prob& prob, int tile_m, int
     }
   };
 
-  if (prob.K > 0) fetch(0);
-  for (int k0 = 0; k0 < prob.K; k0 += T::BK) {
+  if (k_begin < k_end) fetch(k_begin);
+  for (int k0 = k_begin; k0 < k_end; k0 += T::BK) {
     stash();
     __syncthreads();
-    if (k0 + T::BK < prob.K) fetch(k0 + T::BK);
+    if (k0 + T::BK < k_end) fetch(k0 + T::BK);
 #pragma unroll
     for (int ks = 0; ks < 2; ++ks) {
       uint32_t af[T::MT][4], bf[T::NT][2];
@@ -127,7 +128,16 @@ __device__ __forceinline__ void gemm_mma_block(const Prob& prob, int tile_m, int
     }
     __syncthreads();
   }
+}
 
+// Hands this thread's finished fragments to prob.store.
+template <class T, class Prob>
+__device__ __forceinline__ void gemm_mma_store(const Prob& prob, int tile_m, int tile_n,
+                                               const float (&acc)[T::MT][T::NT][4]) {
+  using namespace mma;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int wm = warp / T::WN, wn = warp % T::WN;
+  const int m0 = tile_m * T::BM, n0 = tile_n * T::BN;
 #pragma unroll
   for (int mt = 0; mt < T::MT; ++mt)
 #pragma unroll
@@ -141,18 +151,37 @@ __device__ __forceinline__ void gemm_mma_block(const Prob& prob, int tile_m, int
       }
 }
 
-// Up to two independent problems in one launch, as gemm_kernel_tiled: blocks [0, tiles0) take
-// p0 (tiles_n0 tiles a row of tiles), the rest p1.
+// One (tile, split) of a problem, as gemm_split_block.
+template <class T, bool kF16, class Prob>
+__device__ __forceinline__ void gemm_mma_split_block(const Prob& prob, const TileGrid& g, int b,
+                                                     float* partial, unsigned* counter,
+                                                     uint32_t* smem) {
+  const int tile = b / g.splits, split = b % g.splits;
+  const int tm = tile / g.tiles_n, tn = tile % g.tiles_n;
+  const int k_begin = split * g.k_chunk;
+  const int k_end = min(prob.K, k_begin + g.k_chunk);
+  float acc[T::MT][T::NT][4];
+  gemm_mma_accumulate<T, kF16>(prob, tm, tn, k_begin, k_end, smem, acc);
+  if (g.splits == 1 || join_splits<T::MT * T::NT * 4>(&acc[0][0][0], T::kThreads, tile, split,
+                                                       g.splits, partial, counter))
+    gemm_mma_store<T>(prob, tm, tn, acc);
+}
+
+// Up to two independent problems in one launch, as gemm_kernel_tiled (the same grids, partial
+// sums and counters).
 template <class T, bool kF16, class P0, class P1>
 __global__ void __launch_bounds__(T::kThreads)
-    gemm_kernel_mma(P0 p0, int tiles0, int tiles_n0, P1 p1, int tiles_n1) {
+    gemm_kernel_mma(P0 p0, TileGrid g0, P1 p1, TileGrid g1, float* partial, unsigned* counters) {
   wait_for_previous_kernel();
   __shared__ uint32_t smem[T::kSmemWords];
-  const int b = blockIdx.x;
-  if (b < tiles0)
-    gemm_mma_block<T, kF16>(p0, b / tiles_n0, b % tiles_n0, smem);
-  else
-    gemm_mma_block<T, kF16>(p1, (b - tiles0) / tiles_n1, (b - tiles0) % tiles_n1, smem);
+  const int b = blockIdx.x, blocks0 = g0.tiles * g0.splits;
+  if (b < blocks0) {
+    gemm_mma_split_block<T, kF16>(p0, g0, b, partial, counters, smem);
+  } else {
+    const size_t offset = size_t(blocks0) * T::BM * T::BN;
+    gemm_mma_split_block<T, kF16>(p1, g1, b - blocks0, partial + offset, counters + g0.tiles,
+                                  smem);
+  }
 }
 
 }  // namespace pcnn::cuda

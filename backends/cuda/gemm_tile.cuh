@@ -127,9 +127,38 @@ struct TileGrid {
   int tiles_n = 1, tiles = 0, splits = 1, k_chunk = 0;
 };
 
+// Split K: this block's partial sums (E a thread, acc) join those of the tile's other splits in
+// `partial`. The last block of the tile to finish gets back, in acc, the sums over the splits in
+// split order (deterministic) and resets the tile's counter for the next launch: true. The
+// others: false, they are done.
+template <int E>
+__device__ __forceinline__ bool join_splits(float* acc, int kThreads, int tile, int split,
+                                            int splits, float* partial, unsigned* counter) {
+  float* mine = partial + (size_t(tile) * splits + split) * E * kThreads;
+#pragma unroll
+  for (int e = 0; e < E; ++e) mine[e * kThreads + threadIdx.x] = acc[e];
+  __threadfence();
+  __syncthreads();
+  __shared__ bool is_last;
+  if (threadIdx.x == 0) is_last = atomicAdd(&counter[tile], 1u) == unsigned(splits - 1);
+  __syncthreads();
+  if (!is_last) return false;
+  __threadfence();
+  const float* all = partial + size_t(tile) * splits * E * kThreads;
+#pragma unroll
+  for (int e = 0; e < E; ++e) {
+    float v = 0.f;
+    for (int sp = 0; sp < splits; ++sp)
+      v += __ldcg(all + (size_t(sp) * E + e) * kThreads + threadIdx.x);
+    acc[e] = v;
+  }
+  if (threadIdx.x == 0) counter[tile] = 0u;
+  return true;
+}
+
 // One (tile, split) of a problem. With several splits, each block leaves its partial tile in
 // `partial`; the last block of the tile to finish adds the splits in split order (deterministic)
-// and applies the epilogue, then resets the tile's counter for the next launch.
+// and applies the epilogue.
 template <class Cfg, class Prob>
 __device__ __forceinline__ void gemm_split_block(const Prob& prob, const TileGrid& g, int b,
                                                  float* partial, unsigned* counter, float* smem) {
@@ -139,35 +168,10 @@ __device__ __forceinline__ void gemm_split_block(const Prob& prob, const TileGri
   const int k_end = min(prob.K, k_begin + g.k_chunk);
   float acc[Cfg::TM][Cfg::TN];
   gemm_tile_accumulate<Cfg>(prob, tm, tn, k_begin, k_end, smem, acc);
-  if (g.splits == 1) {
+  if (g.splits == 1 ||
+      join_splits<Cfg::TM * Cfg::TN>(&acc[0][0], Cfg::kThreads, tile, split, g.splits, partial,
+                                     counter))
     gemm_tile_store<Cfg>(prob, tm, tn, acc);
-    return;
-  }
-  constexpr int E = Cfg::TM * Cfg::TN;
-  float* mine = partial + (size_t(tile) * g.splits + split) * E * Cfg::kThreads;
-#pragma unroll
-  for (int m = 0; m < Cfg::TM; ++m)
-#pragma unroll
-    for (int n = 0; n < Cfg::TN; ++n) mine[(m * Cfg::TN + n) * Cfg::kThreads + threadIdx.x] = acc[m][n];
-  __threadfence();
-  __syncthreads();
-  __shared__ bool is_last;
-  if (threadIdx.x == 0) is_last = atomicAdd(&counter[tile], 1u) == unsigned(g.splits - 1);
-  __syncthreads();
-  if (!is_last) return;
-  __threadfence();
-  const float* all = partial + size_t(tile) * g.splits * E * Cfg::kThreads;
-#pragma unroll
-  for (int m = 0; m < Cfg::TM; ++m)
-#pragma unroll
-    for (int n = 0; n < Cfg::TN; ++n) {
-      float v = 0.f;
-      for (int sp = 0; sp < g.splits; ++sp)
-        v += __ldcg(all + (size_t(sp) * E + m * Cfg::TN + n) * Cfg::kThreads + threadIdx.x);
-      acc[m][n] = v;
-    }
-  gemm_tile_store<Cfg>(prob, tm, tn, acc);
-  if (threadIdx.x == 0) counter[tile] = 0u;
 }
 
 // Up to two independent problems in one launch: blocks [0, g0.tiles*g0.splits) take p0, the
