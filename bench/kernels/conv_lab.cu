@@ -108,59 +108,57 @@ void backward16(CudaBackend& be, const OpCase& c, const DeviceTensors& d,
 // Part 1: every variant against serial, on every fused case of the op table (the backward cases
 // come with and without dx), in fp32 and, where the variant reads and writes 16 bits itself, in
 // bf16 and fp16 (at the op table's 16-bit tolerances).
+struct Tally {
+  int checked = 0, cases = 0;
+};
+
+// Every case of op, every plan that `usable(case, plan)` allows, run by `run(case, tensors, plan)`.
+template <class Plans, class Usable, class Run>
+void check_op(CudaBackend& be, SerialBackend& ref, Op op, const char* dir, const Plans& plans,
+              Usable usable, Run run, Tally& t) {
+  const bool sixteen = test::is_fused_16(op);
+  for (const OpCase& c : cases_of(op, 64, false)) {
+    const RunResult want = test::run_case(ref, c);
+    DeviceTensors d(be, test::case_tensors(c));
+    ++t.cases;
+    for (const auto& [vname, plan] : plans) {
+      if (!usable(c, plan)) continue;
+      d.reset();
+      run(c, d, plan);
+      check_outputs(c.name + dir + vname, c, d, want, sixteen ? c.tol : kLabTol);
+      ++t.checked;
+    }
+  }
+}
+
 void check_all(CudaBackend& be, SerialBackend& ref) {
   auto& ctx = be.context();
-  int checked = 0, cases = 0;
-  for (const OpCase& c : cases_of(Op::conv2d_fused_forward, 64, false)) {
-    const RunResult want = test::run_case(ref, c);
-    DeviceTensors d(be, test::case_tensors(c));
-    ++cases;
-    for (const auto& [vname, plan] : forward_plans(true)) {
-      if (!cuda::conv2d_forward_supported(ctx, c.p.conv, c.p.epi, plan)) continue;
-      d.reset();
-      forward(be, c, d, plan);
-      check_outputs(c.name + " fwd " + vname, c, d, want);
-      ++checked;
-    }
-  }
-  for (const OpCase& c : cases_of(Op::conv2d_fused_backward, 64, false)) {
-    const RunResult want = test::run_case(ref, c);
-    DeviceTensors d(be, test::case_tensors(c));
-    ++cases;
-    for (const auto& [vname, plan] : backward_plans(true)) {
-      if (!cuda::conv2d_backward_supported(ctx, c.p.conv, c.p.epi, c.p.want_dx, plan)) continue;
-      d.reset();
-      backward(be, c, d, plan);
-      check_outputs(c.name + " bwd " + vname, c, d, want);
-      ++checked;
-    }
-  }
-  for (const OpCase& c : cases_of(Op::conv2d_fused_forward_16, 64, false)) {
-    const RunResult want = test::run_case(ref, c);
-    DeviceTensors d(be, test::case_tensors(c));
-    ++cases;
-    for (const auto& [vname, plan] : forward_plans(true)) {
-      if (!cuda::conv2d_forward_native_16(ctx, c.p.conv, c.p.epi, plan)) continue;
-      d.reset();
-      forward16(be, c, d, plan);
-      check_outputs(c.name + " fwd " + vname, c, d, want, c.tol);
-      ++checked;
-    }
-  }
-  for (const OpCase& c : cases_of(Op::conv2d_fused_backward_16, 64, false)) {
-    const RunResult want = test::run_case(ref, c);
-    DeviceTensors d(be, test::case_tensors(c));
-    ++cases;
-    for (const auto& [vname, plan] : backward_plans(true)) {
-      if (!cuda::conv2d_backward_native_16(ctx, c.p.conv, c.p.epi, true, c.p.want_dx, plan))
-        continue;
-      d.reset();
-      backward16(be, c, d, plan);
-      check_outputs(c.name + " bwd " + vname, c, d, want, c.tol);
-      ++checked;
-    }
-  }
-  std::printf("checked %d variant runs on %d cases: %d failures\n", checked, cases, failures());
+  Tally t;
+  const auto fwd_ok = [&](const OpCase& c, const cuda::ConvForwardPlan& plan) {
+    return cuda::conv2d_forward_supported(ctx, c.p.conv, c.p.epi, plan);
+  };
+  const auto bwd_ok = [&](const OpCase& c, const cuda::ConvBackwardPlan& plan) {
+    return cuda::conv2d_backward_supported(ctx, c.p.conv, c.p.epi, c.p.want_dx, plan);
+  };
+  const auto fwd16_ok = [&](const OpCase& c, const cuda::ConvForwardPlan& plan) {
+    return cuda::conv2d_forward_native_16(ctx, c.p.conv, c.p.epi, plan);
+  };
+  const auto bwd16_ok = [&](const OpCase& c, const cuda::ConvBackwardPlan& plan) {
+    return cuda::conv2d_backward_native_16(ctx, c.p.conv, c.p.epi, true, c.p.want_dx, plan);
+  };
+  const auto on = [&](auto launch) {
+    return [&be, launch](const OpCase& c, const DeviceTensors& d, const auto& plan) {
+      launch(be, c, d, plan);
+    };
+  };
+  const auto fwds = forward_plans(true);
+  const auto bwds = backward_plans(true);
+  check_op(be, ref, Op::conv2d_fused_forward, " fwd ", fwds, fwd_ok, on(forward), t);
+  check_op(be, ref, Op::conv2d_fused_backward, " bwd ", bwds, bwd_ok, on(backward), t);
+  check_op(be, ref, Op::conv2d_fused_forward_16, " fwd ", fwds, fwd16_ok, on(forward16), t);
+  check_op(be, ref, Op::conv2d_fused_backward_16, " bwd ", bwds, bwd16_ok, on(backward16), t);
+  std::printf("checked %d variant runs on %d cases: %d failures\n", t.checked, t.cases,
+              failures());
 }
 
 // Part 2: timings of one case (a model's layer), forward or backward, every variant.
