@@ -47,6 +47,21 @@ __device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint32_t (&a)[
 #endif
 }
 
+// Where this thread's warp works: its lane, and the first row and column of its warp tile in the
+// block tile (wrow, wcol) and in C (row0, col0).
+template <class T>
+struct WarpTile {
+  int lane, wrow, wcol, row0, col0;
+  __device__ __forceinline__ WarpTile(int tile_m, int tile_n) {
+    lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    wrow = warp / T::WN * T::WTM;
+    wcol = warp % T::WN * T::WTN;
+    row0 = tile_m * T::BM + wrow;
+    col0 = tile_n * T::BN + wcol;
+  }
+};
+
 // Accumulates the BM x BN tile (tile_m, tile_n) of prob over k in [k_begin, k_end) (k_begin
 // even) into acc, this thread's fragments. Global loads for step s+1 are issued before step s is
 // multiplied, as in gemm_tile.cuh.
@@ -55,17 +70,16 @@ __device__ __forceinline__ void gemm_mma_accumulate(const Prob& prob, int tile_m
                                                     int k_begin, int k_end, uint32_t* smem,
                                                     float (&acc)[T::MT][T::NT][4]) {
   using namespace mma;
-  uint32_t* As = smem;                 // [BM][kPitch]
+  uint32_t* As = smem;                      // [BM][kPitch]
   uint32_t* Bs = smem + T::BM * T::kPitch;  // [BN][kPitch]
-  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const int wm = warp / T::WN, wn = warp % T::WN;
+  const int tid = threadIdx.x;
+  const WarpTile<T> w(tile_m, tile_n);
   const int m0 = tile_m * T::BM, n0 = tile_n * T::BN;
 #pragma unroll
   for (int mt = 0; mt < T::MT; ++mt)
 #pragma unroll
-    for (int nt = 0; nt < T::NT; ++nt)
-#pragma unroll
-      for (int c = 0; c < 4; ++c) acc[mt][nt][c] = 0.f;
+    for (int nt = 0; nt < T::NT; ++nt) acc[mt][nt][0] = acc[mt][nt][1] = acc[mt][nt][2] =
+        acc[mt][nt][3] = 0.f;
 
   uint32_t ra[T::kAWpT], rb[T::kBWpT];
   auto fetch = [&](int k0) {
@@ -115,12 +129,12 @@ __device__ __forceinline__ void gemm_mma_accumulate(const Prob& prob, int tile_m
       for (int mt = 0; mt < T::MT; ++mt)
 #pragma unroll
         for (int r = 0; r < 4; ++r)
-          af[mt][r] = As[a_frag_word(T::kPitch, wm * T::WTM + mt * 16, ks, lane, r)];
+          af[mt][r] = As[a_frag_word(T::kPitch, w.wrow + mt * 16, ks, w.lane, r)];
 #pragma unroll
       for (int nt = 0; nt < T::NT; ++nt)
 #pragma unroll
         for (int r = 0; r < 2; ++r)
-          bf[nt][r] = Bs[b_frag_word(T::kPitch, wn * T::WTN + nt * 8, ks, lane, r)];
+          bf[nt][r] = Bs[b_frag_word(T::kPitch, w.wcol + nt * 8, ks, w.lane, r)];
 #pragma unroll
       for (int mt = 0; mt < T::MT; ++mt)
 #pragma unroll
@@ -134,10 +148,7 @@ __device__ __forceinline__ void gemm_mma_accumulate(const Prob& prob, int tile_m
 template <class T, class Prob>
 __device__ __forceinline__ void gemm_mma_store(const Prob& prob, int tile_m, int tile_n,
                                                const float (&acc)[T::MT][T::NT][4]) {
-  using namespace mma;
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int wm = warp / T::WN, wn = warp % T::WN;
-  const int m0 = tile_m * T::BM, n0 = tile_n * T::BN;
+  const WarpTile<T> w(tile_m, tile_n);
 #pragma unroll
   for (int mt = 0; mt < T::MT; ++mt)
 #pragma unroll
@@ -145,8 +156,8 @@ __device__ __forceinline__ void gemm_mma_store(const Prob& prob, int tile_m, int
 #pragma unroll
       for (int c = 0; c < 4; ++c) {
         int row, col;
-        c_frag_coord(lane, c, row, col);
-        const int gi = m0 + wm * T::WTM + mt * 16 + row, gj = n0 + wn * T::WTN + nt * 8 + col;
+        mma::c_frag_coord(w.lane, c, row, col);
+        const int gi = w.row0 + mt * 16 + row, gj = w.col0 + nt * 8 + col;
         if (gi < prob.M && gj < prob.N) prob.store(gi, gj, acc[mt][nt][c]);
       }
 }
@@ -170,7 +181,7 @@ __device__ __forceinline__ void gemm_mma_split_block(const Prob& prob, const Til
 // Up to two independent problems in one launch, as gemm_kernel_tiled (the same grids, partial
 // sums and counters).
 template <class T, bool kF16, class P0, class P1>
-__global__ void __launch_bounds__(T::kThreads)
+__global__ void __launch_bounds__(T::kThreads, 1)
     gemm_kernel_mma(P0 p0, TileGrid g0, P1 p1, TileGrid g1, float* partial, unsigned* counters) {
   wait_for_previous_kernel();
   __shared__ uint32_t smem[T::kSmemWords];
