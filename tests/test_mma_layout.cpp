@@ -1,9 +1,9 @@
 // The tensor-core tiles' index arithmetic (backends/cuda/mma_layout.hpp), checked on the CPU: a
 // block tile's operands are stashed into "shared memory" word by word as the fetching threads
 // would, each lane of each warp reads its fragments from there, and a warp's m16n8k16 product is
-// computed from those fragments the way the PTX ISA's fragment tables place them (written here
-// from the tables, by element, not from the header's word formulas); the accumulators, placed
-// back by c_frag_coord, must give the block's product. What only a GPU can tell (that the
+// computed from those fragments the way the PTX ISA's fragment tables place them
+// (tests/ptx_mma.hpp, not the header's word formulas); the accumulators, placed back by
+// c_frag_coord, must give the block's product. What only a GPU can tell (that the
 // hardware agrees with the tables) is checked by the op table's 16-bit dense cases on cuda.
 #include <cstdint>
 #include <vector>
@@ -11,37 +11,14 @@
 #include "backends/cuda/mma_layout.hpp"
 #include "core/rng.hpp"
 #include "tests/harness.hpp"
+#include "tests/ptx_mma.hpp"
 
 namespace pcnn::test {
 
 namespace {
 
 using namespace cuda::mma;
-
-// PTX ISA, mma.m16n8k16 (.f16 / .bf16 A and B, .f32 C): groupID = lane / 4, threadID_in_group =
-// lane % 4. A element i (0..7, two a register): row groupID for a0, a1, a4, a5 and groupID + 8
-// for a2, a3, a6, a7; column threadID_in_group * 2 + (i & 1), plus 8 for i >= 4. B element i
-// (0..3): row (k) threadID_in_group * 2 + (i & 1), plus 8 for i >= 2; column groupID. C element i
-// (0..3): row groupID for c0, c1, groupID + 8 for c2, c3; column threadID_in_group * 2 + (i & 1).
-void ptx_a(int lane, int i, int& row, int& col) {
-  const int g = lane / 4, t = lane % 4;
-  row = (i == 2 || i == 3 || i == 6 || i == 7) ? g + 8 : g;
-  col = t * 2 + (i & 1) + (i >= 4 ? 8 : 0);
-}
-void ptx_b(int lane, int i, int& row, int& col) {
-  const int g = lane / 4, t = lane % 4;
-  row = t * 2 + (i & 1) + (i >= 2 ? 8 : 0);
-  col = g;
-}
-void ptx_c(int lane, int i, int& row, int& col) {
-  const int g = lane / 4, t = lane % 4;
-  row = i >= 2 ? g + 8 : g;
-  col = t * 2 + (i & 1);
-}
-
-// Values travel as small integer codes (exact in any arithmetic) in the halves of a word.
-uint32_t pack(uint16_t lo, uint16_t hi) { return uint32_t(lo) | (uint32_t(hi) << 16); }
-uint16_t half(uint32_t word, int which) { return uint16_t(which ? word >> 16 : word & 0xffffu); }
+using ptx::pack;
 
 // One k32 step of a BM x BN block tile of A (BM x 32) B (32 x BN), through the layout.
 template <class T>
@@ -80,31 +57,14 @@ void check_tile(bool a_contig_k, bool b_contig_j, uint64_t seed) {
       for (int nt = 0; nt < T::NT; ++nt) {
         int64_t acc[32][4] = {};
         for (int ks = 0; ks < 2; ++ks) {
-          int64_t a16[16][16] = {}, b16[16][8] = {};
+          uint32_t a[32][4], b[32][2];
           for (int lane = 0; lane < 32; ++lane) {
-            for (int r = 0; r < 4; ++r) {
-              const uint32_t w = As[a_frag_word(T::kPitch, wm * T::WTM + mt * 16, ks, lane, r)];
-              for (int h = 0; h < 2; ++h) {
-                int row, col;
-                ptx_a(lane, 2 * r + h, row, col);
-                a16[row][col] = half(w, h);
-              }
-            }
-            for (int r = 0; r < 2; ++r) {
-              const uint32_t w = Bs[b_frag_word(T::kPitch, wn * T::WTN + nt * 8, ks, lane, r)];
-              for (int h = 0; h < 2; ++h) {
-                int row, col;
-                ptx_b(lane, 2 * r + h, row, col);
-                b16[row][col] = half(w, h);
-              }
-            }
+            for (int r = 0; r < 4; ++r)
+              a[lane][r] = As[a_frag_word(T::kPitch, wm * T::WTM + mt * 16, ks, lane, r)];
+            for (int r = 0; r < 2; ++r)
+              b[lane][r] = Bs[b_frag_word(T::kPitch, wn * T::WTN + nt * 8, ks, lane, r)];
           }
-          for (int lane = 0; lane < 32; ++lane)
-            for (int i = 0; i < 4; ++i) {
-              int row, col;
-              ptx_c(lane, i, row, col);
-              for (int k = 0; k < 16; ++k) acc[lane][i] += a16[row][k] * b16[k][col];
-            }
+          ptx::mma_m16n8k16(a, b, acc);
         }
         for (int lane = 0; lane < 32; ++lane)
           for (int c = 0; c < 4; ++c) {

@@ -18,7 +18,10 @@ namespace pcnn::cuda {
 //       circular shared-memory buffer, exchanging stride*pool rows per step (cp.async).
 // Gemm: an implicit GEMM on the dense tile engine writes the pre-pool output, pooling runs after
 //       it (any shape; what Auto runs when neither Tiled nor Ring fits).
-enum class ConvFwdVariant { Auto, Direct, Tiled, Ring, Gemm };
+// Mma:  16-bit x and y only: the Tiled kernel's block on tensor cores (mma.sync m16n8k16, the
+//       filters rounded to the activations' format; conv2d_forward_mma.cuh); Auto's choice for
+//       16 bits where it fits.
+enum class ConvFwdVariant { Auto, Direct, Tiled, Ring, Gemm, Mma };
 struct ConvForwardPlan {
   ConvFwdVariant variant = ConvFwdVariant::Auto;
   int k_per_thread = 0;  // filters each thread computes (1, 2 or 4)

@@ -8,6 +8,8 @@
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/conv2d.cuh"
 #include "backends/cuda/conv2d_common.cuh"
+#include "backends/cuda/conv2d_forward_mma.cuh"
+#include "backends/cuda/conv2d_forward_out.cuh"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/gemm.cuh"
 #include "backends/cuda/launch.cuh"
@@ -24,18 +26,6 @@ constexpr int kMaxSmemFloats = (48 * 1024 - 256) / 4;
 // 512 threads, 1 block/SM minimum: ptxas (CUDA 13) then allows 128 registers, and the
 // register tiles of these kernels do not spill (it did with a bare 1024 or 512 bound).
 constexpr int kMaxThreads = 512;
-
-// What follows the convolution inside a kernel. PW (template) is the pooling window == stride;
-// PW == 1 means no pooling inside: y gets the activation's output (the pre-pool buffer when a
-// pooling runs after the kernel).
-struct FwdOut {
-  const float* bias;
-  Activation act;
-  PoolKind pool;
-  float* act_out;   // PW > 1: the pre-pool output, written only if kept (avg with an activation)
-  uint8_t* argmax;  // PW > 1, max: each window's maximum (pool_argmax_byte: i * PW + j)
-  ActOut y;
-};
 
 // The epilogue of one thread's KPT x PW x PW block of conv outputs at pooled (pp,pq), for one
 // activation A fixed at compile time.
@@ -305,13 +295,26 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
 
 struct Choice {
   ConvFwdVariant variant;
-  int kpt, pw, kt, ktiles, smem_floats;
+  int kpt, pw, kt, ktiles, smem_floats;  // Mma: kpt is its n8 tiles a block (1, 2 or 4)
 };
 
 bool pool_fusable(const Conv2dShape& s, const ConvEpilogue& epi) {
   if (epi.pool == PoolKind::None) return true;
   return epi.pool_window == epi.pool_stride && epi.pool_window == 2 && s.P() % 2 == 0 &&
          s.Q() % 2 == 0;
+}
+
+// The tensor-core kernel: 16-bit x and y only; output channels in n8 tiles, up to four a block
+// (32 filters; more take more blocks an image); the pooling fused or none.
+Choice choose_mma(const Conv2dShape& s, const ConvEpilogue& epi, bool sixteen) {
+  Choice ch{ConvFwdVariant::Mma, 1, 1, 8, 1, 0};
+  ch.pw = epi.pool != PoolKind::None && pool_fusable(s, epi) ? 2 : 1;
+  ch.kpt = s.K <= 8 ? 1 : s.K <= 16 ? 2 : 4;
+  ch.kt = 8 * ch.kpt;
+  ch.ktiles = ceil_div(s.K, ch.kt);
+  ch.smem_floats = ceil_div(mma::ConvMmaLayout(s, ch.kt).bytes, 4);
+  if (!sixteen) ch.smem_floats = kMaxSmemFloats + 1;  // fp32 runs the other kernels
+  return ch;
 }
 
 // Filters per thread: as many as still leave ~16k threads (measured on the H200: LeNet conv1
@@ -326,7 +329,8 @@ int pick_kpt(CudaContext&, const Conv2dShape& s, int npos) {
 }
 
 Choice choose(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
-              const ConvForwardPlan& plan, ConvFwdVariant variant) {
+              const ConvForwardPlan& plan, ConvFwdVariant variant, bool sixteen) {
+  if (variant == ConvFwdVariant::Mma) return choose_mma(s, epi, sixteen);
   Choice ch{variant, 1, 1, 0, 1, 0};
   if (variant == ConvFwdVariant::Direct || variant == ConvFwdVariant::Gemm) return ch;
   ch.pw = (epi.pool != PoolKind::None && pool_fusable(s, epi)) ? 2 : 1;
@@ -357,24 +361,32 @@ Choice choose(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
 }
 
 bool fits(const Choice& ch) {
+  if (ch.variant == ConvFwdVariant::Mma) return ch.smem_floats <= kMaxSmemFloats;
   return ch.variant == ConvFwdVariant::Direct || ch.variant == ConvFwdVariant::Gemm ||
          (ch.smem_floats <= kMaxSmemFloats && (ch.kpt == 1 || ch.kpt == 2 || ch.kpt == 4));
 }
 
+// sixteen: x and y in 16 bits, where the tensor-core kernel is chosen when it can hold the case
+// (an estimate, see notes/tuning-cuda.md; the conv lab times it against the others).
 Choice resolve(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
-               const ConvForwardPlan& plan) {
-  if (plan.variant != ConvFwdVariant::Auto) return choose(ctx, s, epi, plan, plan.variant);
+               const ConvForwardPlan& plan, bool sixteen) {
+  if (plan.variant != ConvFwdVariant::Auto)
+    return choose(ctx, s, epi, plan, plan.variant, sixteen);
+  if (sixteen) {
+    const Choice mma = choose_mma(s, epi, true);
+    if (fits(mma) && (epi.pool == PoolKind::None || mma.pw == 2)) return mma;
+  }
   // The ring walks the rows one block at a time: it pays when there are many rows per block and
   // blocks for several waves (H200, batch 1024: LeNet conv1 34.4 us ring vs 37.5 tiled), and
   // loses when few blocks each walk alone (batch 64: 25.6 vs 4.9 us).
-  const Choice tiled = choose(ctx, s, epi, plan, ConvFwdVariant::Tiled);
-  const Choice ring = choose(ctx, s, epi, plan, ConvFwdVariant::Ring);
+  const Choice tiled = choose(ctx, s, epi, plan, ConvFwdVariant::Tiled, sixteen);
+  const Choice ring = choose(ctx, s, epi, plan, ConvFwdVariant::Ring, sixteen);
   const int rows = s.P() / ring.pw;
   const bool ring_pays = s.N * ring.ktiles >= 4 * ctx.sm_count() && rows >= 8;
   if (ring_pays && fits(ring)) return ring;
   if (fits(tiled)) return tiled;
   if (fits(ring)) return ring;
-  return choose(ctx, s, epi, plan, ConvFwdVariant::Gemm);
+  return choose(ctx, s, epi, plan, ConvFwdVariant::Gemm, sixteen);
 }
 
 template <int KPT, int PW, int RS>
@@ -409,6 +421,36 @@ void launch_pw(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const A
   else launch_rs<KPT, 1>(ctx, ch, s, x, w, o);
 }
 
+template <int NT, int PW>
+void launch_mma_as(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const ActIn& x,
+                   const float* w, const FwdOut& o) {
+  const int mtiles = ceil_div(mma::mma_rows(s, PW), 16);
+  const int threads = 32 * (mtiles < kConvMmaThreads / 32 ? mtiles : kConvMmaThreads / 32);
+  const size_t smem = size_t(ch.smem_floats) * sizeof(float);
+  const auto* x16 = static_cast<const uint16_t*>(x.p);
+  if (x.prec == Precision::F16)
+    launch(ctx, "conv2d_forward_kernel_mma", conv2d_forward_kernel_mma<NT, PW, true>,
+           s.N * ch.ktiles, threads, smem, s, x16, w, o, ch.ktiles);
+  else
+    launch(ctx, "conv2d_forward_kernel_mma", conv2d_forward_kernel_mma<NT, PW, false>,
+           s.N * ch.ktiles, threads, smem, s, x16, w, o, ch.ktiles);
+}
+
+template <int NT>
+void launch_mma_pw(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const ActIn& x,
+                   const float* w, const FwdOut& o) {
+  if (ch.pw == 2) launch_mma_as<NT, 2>(ctx, ch, s, x, w, o);
+  else launch_mma_as<NT, 1>(ctx, ch, s, x, w, o);
+}
+
+void launch_mma(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const ActIn& x,
+                const float* w, const FwdOut& o) {
+  PCNN_CHECK(x.prec != Precision::F32, "cuda conv2d forward: the tensor-core kernel is 16-bit");
+  if (ch.kpt == 4) launch_mma_pw<4>(ctx, ch, s, x, w, o);
+  else if (ch.kpt == 2) launch_mma_pw<2>(ctx, ch, s, x, w, o);
+  else launch_mma_pw<1>(ctx, ch, s, x, w, o);
+}
+
 // Whether the kernel itself writes y (fused pooling, or none): a 16-bit y then needs nothing
 // after it. Otherwise it writes the fp32 pre-pool output and pool2d_forward pools it.
 bool writes_y(const Choice& ch, const ConvEpilogue& epi) {
@@ -421,11 +463,11 @@ void forward_any(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi,
                  const ActOut& y, const ConvForwardPlan& plan) {
   if (s.y_size() == 0) return;
   CudaContext& ctx = be.context();
-  const Choice ch = resolve(ctx, s, epi, plan);
+  const bool fp32 = x.prec == Precision::F32 && y.prec == Precision::F32;
+  const Choice ch = resolve(ctx, s, epi, plan, !fp32);
   PCNN_CHECK(fits(ch), "cuda conv2d forward: the requested variant does not fit this shape");
   const bool pooled = epi.pool != PoolKind::None;
   const bool pooled_inside = pooled && ch.pw == 2;
-  const bool fp32 = x.prec == Precision::F32 && y.prec == Precision::F32;
   PCNN_CHECK(fp32 || (ch.variant != ConvFwdVariant::Gemm && writes_y(ch, epi)),
              "cuda conv2d forward: no 16-bit form of this case (the composed default runs it)");
   // Pooling after the kernel: the kernel writes the pre-pool output (kept by avg with an
@@ -436,7 +478,9 @@ void forward_any(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi,
   const FwdOut o = pooled_inside ? FwdOut{b, epi.act, epi.pool, kept.act_out, kept.argmax, y}
                    : pooled      ? FwdOut{b, epi.act, PoolKind::None, nullptr, nullptr, pre}
                                  : FwdOut{b, epi.act, PoolKind::None, nullptr, nullptr, y};
-  if (ch.variant == ConvFwdVariant::Gemm) {
+  if (ch.variant == ConvFwdVariant::Mma) {
+    launch_mma(ctx, ch, s, x, w, o);
+  } else if (ch.variant == ConvFwdVariant::Gemm) {
     conv2d_forward_gemm(ctx, s, epi.act, static_cast<const float*>(x.p), w, b, pre);
   } else if (ch.variant == ConvFwdVariant::Direct) {
     const int threads = 256;
@@ -458,12 +502,12 @@ void forward_any(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi,
 
 bool conv2d_forward_supported(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
                               const ConvForwardPlan& plan) {
-  return fits(resolve(ctx, s, epi, plan));
+  return fits(resolve(ctx, s, epi, plan, false));
 }
 
 bool conv2d_forward_native_16(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
                               const ConvForwardPlan& plan) {
-  const Choice ch = resolve(ctx, s, epi, plan);
+  const Choice ch = resolve(ctx, s, epi, plan, true);
   return fits(ch) && ch.variant != ConvFwdVariant::Gemm && writes_y(ch, epi);
 }
 

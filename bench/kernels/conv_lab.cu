@@ -1,8 +1,8 @@
 // Kernel lab: fused convolution forward (conv + bias + activation + pooling) and backward
 // (dx, dw, db through the pooling and activation). Part 1 checks every variant against the
 // serial backend on the op table's fused-convolution cases (odd shapes, every epilogue); part 2
-// times each variant on the table's LeNet-5 and Simard layers at batch 64 and 1024, against the
-// unfused composition as the baseline. Times are per call inside a captured graph (what a layer
+// times each variant on the table's LeNet-5 and Simard layers at batch 64 and 1024, in fp32 and
+// bf16, against the unfused composition (the composed default in bf16) as the baseline. Times are per call inside a captured graph (what a layer
 // costs inside the training step).
 #include <string>
 
@@ -20,6 +20,7 @@ std::vector<std::pair<std::string, cuda::ConvForwardPlan>> forward_plans(bool al
   v.push_back({"gemm", {cuda::ConvFwdVariant::Gemm, 0, 0}});
   v.push_back({"tiled auto", {cuda::ConvFwdVariant::Tiled, 0, 0}});
   v.push_back({"ring auto", {cuda::ConvFwdVariant::Ring, 0, 0}});
+  v.push_back({"mma", {cuda::ConvFwdVariant::Mma, 0, 0}});  // 16-bit only
   for (int kpt : {1, 2, 4}) {
     if (!all && kpt == 1) continue;
     v.push_back({"tiled kpt" + std::to_string(kpt), {cuda::ConvFwdVariant::Tiled, kpt, 0}});
@@ -161,17 +162,22 @@ void check_all(CudaBackend& be, SerialBackend& ref) {
               failures());
 }
 
-// Part 2: timings of one case (a model's layer), forward or backward, every variant.
+// Part 2: timings of one case (a model's layer), forward or backward, fp32 or 16-bit, every
+// variant that can run it, against the base class's composed default.
 void time_case(CudaBackend& be, SerialBackend& ref, const OpCase& c) {
   auto& ctx = be.context();
   const RunResult want = test::run_case(ref, c);
   DeviceTensors d(be, test::case_tensors(c));
-  const bool fwd = c.op == Op::conv2d_fused_forward;
+  const bool fwd = c.op == Op::conv2d_fused_forward || c.op == Op::conv2d_fused_forward_16;
+  const bool sixteen = test::is_fused_16(c.op);
+  const test::Tolerance tol = sixteen ? c.tol : kLabTol;
   const auto& s = c.p.conv;
   print_header(c.label());
   {
     const double us = time_graph_us(be, [&] {
-      if (fwd)
+      if (sixteen)
+        test::composed_16(c).launch(be, c.p, d);
+      else if (fwd)
         be.Backend::conv2d_fused_forward(s, c.p.epi, d.f("x"), d.f("w"), d.f("b"), kept_of(c, d),
                                          d.f("scratch"), d.f("y"));
       else
@@ -180,24 +186,33 @@ void time_case(CudaBackend& be, SerialBackend& ref, const OpCase& c) {
                                           c.p.want_dx ? d.f("dx") : nullptr, d.f("dw"), d.f("db"));
     });
     print_row(c.name, "unfused (default)", us, c.flops, c.bytes,
-              check_outputs(c.name + " unfused", c, d, want));
+              check_outputs(c.name + " unfused", c, d, want, tol));
   }
   auto row = [&](const std::string& vname, const std::function<void()>& launch) {
     d.reset();
     const double us = time_graph_us(be, launch);
-    print_row(c.name, vname, us, c.flops, c.bytes, check_outputs(c.name + " " + vname, c, d, want));
+    print_row(c.name, vname, us, c.flops, c.bytes,
+              check_outputs(c.name + " " + vname, c, d, want, tol));
   };
   if (fwd) {
-    for (const auto& [vname, plan] : forward_plans(false))
-      if (cuda::conv2d_forward_supported(ctx, s, c.p.epi, plan))
-        row(vname, [&, plan = plan] { forward(be, c, d, plan); });
+    for (const auto& [vname, plan] : forward_plans(false)) {
+      const bool can = sixteen ? cuda::conv2d_forward_native_16(ctx, s, c.p.epi, plan)
+                               : cuda::conv2d_forward_supported(ctx, s, c.p.epi, plan);
+      if (!can) continue;
+      if (sixteen) row(vname, [&, plan = plan] { forward16(be, c, d, plan); });
+      else row(vname, [&, plan = plan] { forward(be, c, d, plan); });
+    }
   } else {
-    for (const auto& [vname, plan] : backward_plans(false))
-      if (cuda::conv2d_backward_supported(ctx, s, c.p.epi, c.p.want_dx, plan))
-        row(vname, [&, plan = plan] { backward(be, c, d, plan); });
+    for (const auto& [vname, plan] : backward_plans(false)) {
+      const bool can =
+          sixteen ? cuda::conv2d_backward_native_16(ctx, s, c.p.epi, true, c.p.want_dx, plan)
+                  : cuda::conv2d_backward_supported(ctx, s, c.p.epi, c.p.want_dx, plan);
+      if (!can) continue;
+      if (sixteen) row(vname, [&, plan = plan] { backward16(be, c, d, plan); });
+      else row(vname, [&, plan = plan] { backward(be, c, d, plan); });
+    }
   }
 }
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -217,11 +232,14 @@ int main(int argc, char** argv) {
       check_all(be, ref);
     }
     if (mode != "--check-only") {
-      // The layers as the models call them: the first layer (C == 1) wants no dx.
+      // The layers as the models call them (the first layer, C == 1, wants no dx), in fp32 and
+      // bf16 (the 16-bit cases' names begin with their precision; fp16 runs the same kernels).
       for (int N : batches)
-        for (Op op : {Op::conv2d_fused_forward, Op::conv2d_fused_backward})
+        for (Op op : {Op::conv2d_fused_forward, Op::conv2d_fused_backward,
+                      Op::conv2d_fused_forward_16, Op::conv2d_fused_backward_16})
           for (const OpCase& c : cases_of(op, N, true))
-            if (c.name.find(only) != std::string::npos) time_case(be, ref, c);
+            if (c.name.find(only) != std::string::npos && c.name.rfind("fp16", 0) != 0)
+              time_case(be, ref, c);
     }
     std::printf("\nconv_lab: %d failures\n", failures());
     return failures() ? 1 : 0;

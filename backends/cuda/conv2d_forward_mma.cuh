@@ -1,0 +1,152 @@
+// Tensor-core convolution forward on 16-bit activations (bf16 or fp16 x and y): one block an
+// image and a tile of up to 32 output channels, the padded image staged as its 16-bit words (no
+// widening: they are already the products' operands), the filters rounded to that format and
+// packed as B words, and each warp an m16 tile of output rows at a time, mma.sync m16n8k16 over
+// the taps with fp32 sums from the biases. The epilogue is the Tiled kernel's (activation, the
+// fused 2 x 2 pool with its first-maximum rule and argmax byte, avg's kept pre-pool output), the
+// window's four corners gathered by shuffles. Where the operands sit: conv_mma_layout.hpp.
+//
+// Against the fp32 kernels (which the 16-bit Tiled form runs): per m16n8k16 product (4096
+// multiply-adds, 128 FFMA a lane) a lane issues 8 16-bit shared loads and 4 packs for A (shared by
+// the tile's n8 products), 2 loads for B and one mma.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "backends/cuda/common.cuh"
+#include "backends/cuda/conv2d_forward_out.cuh"
+#include "backends/cuda/conv_mma_layout.hpp"
+#include "backends/cuda/gemm_mma.cuh"
+#include "backends/cuda/launch.cuh"
+#include "core/activation_math.hpp"
+
+namespace pcnn::cuda {
+
+constexpr int kConvMmaThreads = 128;  // four warps, each an m16 tile at a time
+
+// Whole block: filters k0 .. k0 + kt - 1 as B words (zero past K and past the taps), the tap
+// offsets, the biases (zero past K), and image n zero-padded as 16-bit words, then the zero plane.
+template <bool kF16>
+__device__ __forceinline__ void stage_conv_mma(const Conv2dShape& s, const mma::ConvMmaLayout& L,
+                                               const uint16_t* x, const float* w, const float* bias,
+                                               int n, int k0, uint32_t* ws, int* taps, float* bs,
+                                               uint16_t* xs) {
+  const int have_k = min(L.kt, s.K - k0);
+  for (int e = threadIdx.x; e < L.kt * L.words_k; e += blockDim.x) {
+    const int j = e / L.words_k, kp = e % L.words_k, t0 = 2 * kp;
+    const bool in = j < have_k;
+    const float* wj = w + size_t(k0 + (in ? j : 0)) * L.taps;
+    ws[j * L.pitch + kp] =
+        pack16<kF16>(in && t0 < L.taps ? wj[t0] : 0.f, in && t0 + 1 < L.taps ? wj[t0 + 1] : 0.f);
+  }
+  for (int k = threadIdx.x; k < L.kpad; k += blockDim.x) taps[k] = mma::tap_offset(s, L, k);
+  for (int j = threadIdx.x; j < L.kt; j += blockDim.x)
+    bs[j] = bias && j < have_k ? bias[k0 + j] : 0.f;
+  const size_t xn = size_t(n) * s.C * s.H * s.W;
+#pragma unroll 4
+  for (BoxWalk e(L.Hp, L.Wp); e.plane <= s.C; e.next()) {
+    const int h = e.row - s.pad, wi = e.col - s.pad;
+    const bool in = e.plane < s.C && h >= 0 && h < s.H && wi >= 0 && wi < s.W;
+    xs[e.index] = in ? x[xn + (size_t(e.plane) * s.H + h) * s.W + wi] : uint16_t(0);
+  }
+}
+
+// The activation, then y (and, pooled, argmax / act_out) for this lane's accumulators of m16 tile
+// mt; every lane of the warp calls it (the pooling shuffles).
+template <Activation A, int NT, int PW>
+__device__ __forceinline__ void mma_epilogue_as(const Conv2dShape& s, const FwdOut& o, int n,
+                                                int k0, int mt, int lane,
+                                                const float (&acc)[NT][4]) {
+  const int P = s.P(), Q = s.Q(), rows = mma::mma_rows(s, PW);
+#pragma unroll
+  for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+      int row, col;
+      mma::c_frag_coord(lane, c, row, col);
+      const int m = mt * 16 + row, k = k0 + nt * 8 + col;
+      const bool live = m < rows && k < s.K;
+      const float v = activate<A>(acc[nt][c]);
+      int p, q;
+      mma::row_position(s, PW, m, p, q);
+      const size_t plane = size_t(n) * s.K + k;
+      if (PW == 1) {
+        if (live) o.y.store((plane * P + p) * Q + q, v);
+        continue;
+      }
+      if (live && o.act_out) o.act_out[(plane * P + p) * Q + q] = v;
+      // Corners 1, 2, 3 of the window as the corner-0 lane sees them (lane_corner).
+      const float v1 = __shfl_xor_sync(0xffffffffu, v, 4);
+      const float v2 = __shfl_xor_sync(0xffffffffu, v, 8);
+      const float v3 = __shfl_xor_sync(0xffffffffu, v, 12);
+      if (!live || mma::lane_corner(lane) != 0) continue;
+      const int window = m >> 2, P2 = P / 2, Q2 = Q / 2;
+      const size_t at = (plane * P2 + window / Q2) * Q2 + window % Q2;
+      if (o.pool == PoolKind::Max) {  // the first maximum, row-major, as the Tiled kernel
+        float best_v = v;
+        int best = 0;
+        const float later[3] = {v1, v2, v3};
+#pragma unroll
+        for (int i = 0; i < 3; ++i)
+          if (later[i] > best_v) {
+            best_v = later[i];
+            best = i + 1;
+          }
+        o.y.store(at, best_v);
+        o.argmax[at] = uint8_t(best);
+      } else {
+        o.y.store(at, (((0.f + v) + v1) + v2 + v3) * 0.25f);
+      }
+    }
+}
+
+// x (N,C,H,W) 16-bit, w (K,C,R,S) -> y (N,K,P/PW,Q/PW) 16-bit and what FwdOut keeps. Block
+// (n, k-tile of NT * 8 filters); warp: m16 tiles warp, warp + warps, ...
+template <int NT, int PW, bool kF16>
+__global__ void __launch_bounds__(kConvMmaThreads)
+    conv2d_forward_kernel_mma(Conv2dShape s, const uint16_t* x, const float* w, FwdOut o,
+                              int ktiles) {
+  wait_for_previous_kernel();
+  extern __shared__ uint32_t smem_words[];
+  const mma::ConvMmaLayout L(s, NT * 8);
+  const int n = blockIdx.x / ktiles, k0 = (blockIdx.x % ktiles) * NT * 8;
+  uint32_t* ws = smem_words;
+  int* taps = reinterpret_cast<int*>(ws + L.w_words);
+  float* bs = reinterpret_cast<float*>(taps + L.tap_words);
+  uint16_t* xs = reinterpret_cast<uint16_t*>(bs + L.bias_words);
+  stage_conv_mma<kF16>(s, L, x, w, o.bias, n, k0, ws, taps, bs, xs);
+  __syncthreads();
+
+  const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
+  const int mtiles = (mma::mma_rows(s, PW) + 15) / 16, ksteps = L.kpad / 16;
+  for (int mt = threadIdx.x >> 5; mt < mtiles; mt += warps) {
+    const int lo = mma::row_base(s, L, PW, mt * 16 + (lane >> 2));
+    const int hi = mma::row_base(s, L, PW, mt * 16 + (lane >> 2) + 8);
+    float acc[NT][4];
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        int row, col;
+        mma::c_frag_coord(lane, c, row, col);
+        acc[nt][c] = bs[nt * 8 + col];
+      }
+    for (int ks = 0; ks < ksteps; ++ks) {
+      uint32_t a[4];
+      mma::gather_a(xs, taps, lo, hi, ks, lane, a);
+#pragma unroll
+      for (int nt = 0; nt < NT; ++nt) {
+        const uint32_t b[2] = {ws[mma::b_frag_word(L.pitch, nt * 8, ks, lane, 0)],
+                               ws[mma::b_frag_word(L.pitch, nt * 8, ks, lane, 1)]};
+        mma_m16n8k16<kF16>(acc[nt], a, b);
+      }
+    }
+    dispatch_activation(o.act, [&](auto tag) {
+      mma_epilogue_as<decltype(tag)::value, NT, PW>(s, o, n, k0, mt, lane, acc);
+    });
+  }
+}
+
+}  // namespace pcnn::cuda

@@ -1,0 +1,106 @@
+// Where the tensor-core convolution forward (conv2d_forward_mma.cuh) finds its operands: the
+// convolution as an implicit GEMM, rows = output positions of one image, columns = output
+// channels, k = filter taps (c, r, s), A gathered from the zero-padded image in shared memory and
+// B from the filters packed as mma_layout.hpp packs a B tile. Plain index arithmetic (host and
+// device), so a CPU test (tests/test_conv_mma_layout.cpp) can run a whole block's products
+// through it, as the PTX fragment tables place them, against a plain convolution.
+//
+// Rows under a fused 2 x 2 pool are ordered window by window, the four corners of a window in
+// consecutive rows: the corners then sit in the accumulators of four lanes that differ only in
+// bits 2 and 3 of the lane index (groupID's low bits), and a window is pooled by three shuffles.
+#pragma once
+
+#include <cstdint>
+
+#include "backends/cuda/mma_layout.hpp"
+#include "core/host_device.hpp"
+#include "core/shapes.hpp"
+
+namespace pcnn::cuda::mma {
+
+// Shared-memory layout of one block: its filters (kt output channels) as B words, [kt][pitch],
+// the tap offsets [kpad] (ints), the biases [kt] (floats), then the padded image as 16-bit words,
+// [C + 1][Hp][Wp], the last plane zeros: the taps past C*R*S (k padded to 16) point into it, so
+// the rows gather zeros there whatever their position.
+struct ConvMmaLayout {
+  int C, Hp, Wp, taps, kpad, words_k, pitch, kt;
+  int w_words, tap_words, bias_words, image_halves, bytes;
+  PCNN_HD ConvMmaLayout(const Conv2dShape& s, int kt_) : kt(kt_) {
+    C = s.C;
+    Hp = s.H + 2 * s.pad;
+    Wp = s.W + 2 * s.pad;
+    taps = s.C * s.R * s.S;
+    kpad = (taps + 15) / 16 * 16;
+    words_k = kpad / 2;
+    pitch = words_k + 4;  // = 4 mod 8: the eight columns of a B fragment in different banks
+    w_words = kt * pitch;
+    tap_words = kpad;
+    bias_words = kt;
+    image_halves = (s.C + 1) * Hp * Wp;
+    bytes = 4 * (w_words + tap_words + bias_words) + 2 * image_halves;
+  }
+  // Where the zero plane starts (tap offsets past the filter point here).
+  PCNN_HD int zero_plane() const { return C * Hp * Wp; }
+};
+
+// The offset in the padded image of filter tap k (k < kpad) from its output position's corner.
+PCNN_HD inline int tap_offset(const Conv2dShape& s, const ConvMmaLayout& L, int k) {
+  if (k >= L.taps) return L.zero_plane();
+  const int c = k / (s.R * s.S), r = (k / s.S) % s.R, t = k % s.S;
+  return (c * L.Hp + r) * L.Wp + t;
+}
+
+// Output rows of one image: pw == 2 window by window (4 rows a window), pw == 1 row-major.
+PCNN_HD inline int mma_rows(const Conv2dShape& s, int pw) {
+  return pw == 2 ? (s.P() / 2) * (s.Q() / 2) * 4 : s.P() * s.Q();
+}
+// Row m's output position (p, q).
+PCNN_HD inline void row_position(const Conv2dShape& s, int pw, int m, int& p, int& q) {
+  if (pw == 2) {
+    const int window = m >> 2, corner = m & 3, Q2 = s.Q() / 2;
+    p = (window / Q2) * 2 + (corner >> 1);
+    q = (window % Q2) * 2 + (corner & 1);
+  } else {
+    p = m / s.Q();
+    q = m % s.Q();
+  }
+}
+// Row m's top-left input element in the padded image; rows past the image's (a partly filled last
+// tile) read from the corner: any finite values, their results are never stored.
+PCNN_HD inline int row_base(const Conv2dShape& s, const ConvMmaLayout& L, int pw, int m) {
+  if (m >= mma_rows(s, pw)) return 0;
+  int p, q;
+  row_position(s, pw, m, p, q);
+  return p * s.stride * L.Wp + q * s.stride;
+}
+
+// Register r (0..3) of lane's A fragment for the k16 step ks: its row in the m16 product (0..15)
+// and its two taps, low half first (the PTX table: rows g, g + 8, taps 2t, 2t + 1, + 8).
+PCNN_HD inline void a_frag_taps(int ks, int lane, int r, int& row, int& tap) {
+  const int g = lane >> 2, t = lane & 3;
+  row = g + 8 * (r & 1);
+  tap = 16 * ks + 2 * t + 8 * (r >> 1);
+}
+
+// Lane's A fragment for the k16 step ks, its rows g and g + 8 at image offsets lo and hi (row_base)
+// in the staged image xs, through the tap offsets.
+PCNN_HD inline void gather_a(const uint16_t* xs, const int* taps, int lo, int hi, int ks, int lane,
+                             uint32_t (&a)[4]) {
+  int row, tap_lo, tap_hi;
+  a_frag_taps(ks, lane, 0, row, tap_lo);  // registers 0, 1: taps 2t, 2t + 1
+  a_frag_taps(ks, lane, 2, row, tap_hi);  // registers 2, 3: the same + 8
+  const int o0 = taps[tap_lo], o1 = taps[tap_lo + 1], o2 = taps[tap_hi], o3 = taps[tap_hi + 1];
+  const auto pair = [&](int base, int first, int second) {
+    return uint32_t(xs[base + first]) | (uint32_t(xs[base + second]) << 16);
+  };
+  a[0] = pair(lo, o0, o1);
+  a[1] = pair(hi, o0, o1);
+  a[2] = pair(lo, o2, o3);
+  a[3] = pair(hi, o2, o3);
+}
+
+// The lanes holding the other corners of a window: lane ^ (4 * d), d = 1..3, holds the corner
+// (own corner) ^ d. A lane's corner is the same for its rows g and g + 8.
+PCNN_HD inline int lane_corner(int lane) { return (lane >> 2) & 3; }
+
+}  // namespace pcnn::cuda::mma

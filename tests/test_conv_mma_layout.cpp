@@ -1,0 +1,179 @@
+// The tensor-core convolution forward's index arithmetic (backends/cuda/conv_mma_layout.hpp),
+// checked on the CPU: a block's shared memory is laid out as the kernel stages it (the padded image
+// and its zero plane, the tap offsets, the filters as B words), every warp's m16 tiles gather
+// their A fragments through gather_a, a warp's products are computed as the PTX tables place the
+// fragments (tests/ptx_mma.hpp), and the accumulators, read back through c_frag_coord and
+// row_position, must be the convolution of every output (each exactly once) over every block of
+// every image. Under a 2 x 2 pool a row's corner must be its argmax byte (i * 2 + j) and its window
+// its pooled output's place, and the shuffles must read the right lanes: lane ^ 4d holds the same
+// window and channel at corner (own corner) ^ d. Integer codes keep every sum exact.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "backends/cuda/conv_mma_layout.hpp"
+#include "core/rng.hpp"
+#include "tests/harness.hpp"
+#include "tests/ptx_mma.hpp"
+
+namespace pcnn::test {
+
+namespace {
+
+using namespace cuda::mma;
+
+struct ConvCodes {
+  std::vector<uint16_t> x, w;
+  std::vector<int64_t> b;
+};
+
+// y (N,K,P,Q) of x, w, b: the plain convolution.
+std::vector<int64_t> convolve(const Conv2dShape& s, const ConvCodes& d) {
+  std::vector<int64_t> y(s.y_size());
+  for (int n = 0; n < s.N; ++n)
+    for (int k = 0; k < s.K; ++k)
+      for (int p = 0; p < s.P(); ++p)
+        for (int q = 0; q < s.Q(); ++q) {
+          int64_t sum = d.b[k];
+          for (int c = 0; c < s.C; ++c)
+            for (int r = 0; r < s.R; ++r)
+              for (int t = 0; t < s.S; ++t) {
+                const int h = p * s.stride - s.pad + r, w = q * s.stride - s.pad + t;
+                if (h < 0 || h >= s.H || w < 0 || w >= s.W) continue;
+                sum += int64_t(d.x[((size_t(n) * s.C + c) * s.H + h) * s.W + w]) *
+                       d.w[((size_t(k) * s.C + c) * s.R + r) * s.S + t];
+              }
+          y[((size_t(n) * s.K + k) * s.P() + p) * s.Q() + q] = sum;
+        }
+  return y;
+}
+
+// One block (image n, filters k0 .. k0 + kt - 1) as the kernel computes it; its outputs written
+// into y (counted in `writes`), the corner partners of each accumulator checked.
+void run_block(const Conv2dShape& s, int pw, int kt, const ConvCodes& d, int n, int k0,
+               std::vector<int64_t>& y, std::vector<int>& writes, int& bad_pool) {
+  const ConvMmaLayout L(s, kt);
+  // The stage: image n zero-padded, then the zero plane; tap offsets; B words (zero past K and
+  // past the taps); biases.
+  std::vector<uint16_t> xs(L.image_halves, 0);
+  for (int c = 0; c < s.C; ++c)
+    for (int h = 0; h < s.H; ++h)
+      for (int w = 0; w < s.W; ++w)
+        xs[(c * L.Hp + h + s.pad) * L.Wp + w + s.pad] =
+            d.x[((size_t(n) * s.C + c) * s.H + h) * s.W + w];
+  std::vector<int> taps(L.kpad);
+  for (int k = 0; k < L.kpad; ++k) taps[k] = tap_offset(s, L, k);
+  std::vector<uint32_t> ws(L.w_words, 0xdeadbeefu);
+  const auto wcode = [&](int j, int tap) -> uint16_t {
+    return k0 + j < s.K && tap < L.taps ? d.w[size_t(k0 + j) * L.taps + tap] : 0;
+  };
+  for (int j = 0; j < kt; ++j)
+    for (int kp = 0; kp < L.words_k; ++kp)
+      ws[j * L.pitch + kp] = ptx::pack(wcode(j, 2 * kp), wcode(j, 2 * kp + 1));
+
+  const int rows = mma_rows(s, pw), mtiles = (rows + 15) / 16;
+  for (int mt = 0; mt < mtiles; ++mt) {  // whichever warp takes it
+    int64_t acc[4][32][4] = {};
+    for (int nt = 0; nt < kt / 8; ++nt)
+      for (int lane = 0; lane < 32; ++lane)
+        for (int c = 0; c < 4; ++c) {
+          int row, col;
+          c_frag_coord(lane, c, row, col);
+          acc[nt][lane][c] = k0 + nt * 8 + col < s.K ? d.b[k0 + nt * 8 + col] : 0;
+        }
+    for (int ks = 0; ks < L.kpad / 16; ++ks) {
+      uint32_t a[32][4];
+      for (int lane = 0; lane < 32; ++lane) {
+        const int lo = row_base(s, L, pw, mt * 16 + (lane >> 2));
+        const int hi = row_base(s, L, pw, mt * 16 + (lane >> 2) + 8);
+        gather_a(xs.data(), taps.data(), lo, hi, ks, lane, a[lane]);
+      }
+      for (int nt = 0; nt < kt / 8; ++nt) {
+        uint32_t b[32][2];
+        for (int lane = 0; lane < 32; ++lane)
+          for (int r = 0; r < 2; ++r) b[lane][r] = ws[b_frag_word(L.pitch, nt * 8, ks, lane, r)];
+        ptx::mma_m16n8k16(a, b, acc[nt]);
+      }
+    }
+    for (int nt = 0; nt < kt / 8; ++nt)
+      for (int lane = 0; lane < 32; ++lane)
+        for (int c = 0; c < 4; ++c) {
+          int row, col;
+          c_frag_coord(lane, c, row, col);
+          const int m = mt * 16 + row, k = k0 + nt * 8 + col;
+          if (m >= rows || k >= s.K) continue;
+          int p, q;
+          row_position(s, pw, m, p, q);
+          const size_t at = ((size_t(n) * s.K + k) * s.P() + p) * s.Q() + q;
+          y[at] = acc[nt][lane][c];
+          ++writes[at];
+          if (pw != 2) continue;
+          // corner = the argmax byte's i * 2 + j, window = the pooled output's place
+          bad_pool += (p & 1) * 2 + (q & 1) != (m & 3) || (p / 2) * (s.Q() / 2) + q / 2 != m >> 2;
+          for (int dd = 1; dd < 4; ++dd) {  // the shuffle partners' accumulator c
+            int prow, pcol;
+            c_frag_coord(lane ^ (4 * dd), c, prow, pcol);
+            const int pm = mt * 16 + prow;
+            bad_pool += pm >> 2 != m >> 2 || pcol != col || (pm & 3) != (lane_corner(lane) ^ dd) ||
+                        (m & 3) != lane_corner(lane);
+          }
+        }
+  }
+}
+
+void check_conv(const std::string& name, const Conv2dShape& s, int pw, int kt, uint64_t seed) {
+  Rng rng(seed);
+  ConvCodes d;
+  d.x.resize(s.x_size());
+  d.w.resize(s.w_size());
+  d.b.resize(size_t(s.K));
+  for (auto& v : d.x) v = uint16_t(1 + rng.uniform() * 6.0);  // never 0: a lost pixel shows
+  for (auto& v : d.w) v = uint16_t(1 + rng.uniform() * 6.0);
+  for (auto& v : d.b) v = int64_t(rng.uniform() * 100.0);
+  std::vector<int64_t> y(s.y_size(), -1);
+  std::vector<int> writes(s.y_size(), 0);
+  int bad_pool = 0;
+  for (int n = 0; n < s.N; ++n)
+    for (int k0 = 0; k0 < s.K; k0 += kt) run_block(s, pw, kt, d, n, k0, y, writes, bad_pool);
+  const std::vector<int64_t> want = convolve(s, d);
+  // Under a 2 x 2 pool only the windows' outputs are computed (rows / columns past them are not).
+  const int P = pw == 2 ? s.P() / 2 * 2 : s.P(), Q = pw == 2 ? s.Q() / 2 * 2 : s.Q();
+  int wrong = 0, not_once = 0;
+  for (size_t i = 0; i < y.size(); ++i) {
+    const int q = int(i % s.Q()), p = int(i / s.Q() % s.P());
+    const bool computed = p < P && q < Q;
+    not_once += writes[i] != (computed ? 1 : 0);
+    wrong += computed && y[i] != want[i];
+  }
+  CHECK_MESSAGE(wrong == 0, name << ": " << wrong << " of " << y.size() << " outputs wrong");
+  CHECK_MESSAGE(not_once == 0, name << ": " << not_once << " outputs not written exactly once");
+  CHECK_MESSAGE(bad_pool == 0,
+                name << ": " << bad_pool << " rows in the wrong window, corner or shuffle lane");
+}
+
+Conv2dShape shape(int N, int C, int H, int W, int K, int R, int S, int stride, int pad) {
+  Conv2dShape s;
+  s.N = N, s.C = C, s.H = H, s.W = W, s.K = K, s.R = R, s.S = S, s.stride = stride, s.pad = pad;
+  return s;
+}
+
+}  // namespace
+
+TEST_SUITE("core") {
+
+TEST_CASE("tensor-core convolution: gathered fragments give the convolution, pooled or not") {
+  // LeNet-5's layers (6 filters in one n8 tile, 16 in two), a 3x3 layer of 32 filters (four),
+  // more filters than a block holds (two blocks an image, the second partly past K), a stride,
+  // padding wider than the filter's reach, and a last m16 tile partly past the image's rows.
+  check_conv("lenet5 conv1", shape(2, 1, 28, 28, 6, 5, 5, 1, 2), 2, 8, 1);
+  check_conv("lenet5 conv2", shape(2, 6, 14, 14, 16, 5, 5, 1, 0), 2, 16, 2);
+  check_conv("3x3 16 -> 32", shape(1, 16, 12, 12, 32, 3, 3, 1, 1), 2, 32, 3);
+  check_conv("40 filters", shape(1, 3, 10, 10, 40, 3, 3, 1, 1), 1, 32, 4);
+  check_conv("stride 2", shape(2, 5, 11, 9, 11, 3, 2, 2, 1), 1, 16, 5);
+  check_conv("wide pad", shape(1, 2, 5, 7, 3, 2, 2, 1, 3), 2, 8, 6);
+  check_conv("odd rows", shape(1, 4, 7, 7, 9, 3, 3, 1, 0), 1, 16, 7);
+}
+
+}  // TEST_SUITE
+
+}  // namespace pcnn::test
