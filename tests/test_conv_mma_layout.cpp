@@ -6,7 +6,9 @@
 // row_position, must be the convolution of every output (each exactly once) over every block of
 // every image. Under a 2 x 2 pool a row's corner must be its argmax byte (i * 2 + j) and its window
 // its pooled output's place, and the shuffles must read the right lanes: lane ^ 4d holds the same
-// window and channel at corner (own corner) ^ d. Integer codes keep every sum exact.
+// window and channel at corner (own corner) ^ d. The weight-gradient kernel's block
+// (conv2d_backward_mma.cu) is checked the same way against dw and db. Integer codes keep every
+// sum exact.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -151,6 +153,87 @@ void check_conv(const std::string& name, const Conv2dShape& s, int pw, int kt, u
                 name << ": " << bad_pool << " rows in the wrong window, corner or shuffle lane");
 }
 
+// The weight-gradient kernel's block over all images (one chunk), as conv2d_backward_mma.cu lays
+// it out: d(pre-activation) codes packed as A words, the image with its zero and ones planes, the
+// position and column tables, every n8 tile of columns; the sums must be dw (K x taps) and, in
+// the last column, db.
+void check_weight_gradient(const std::string& name, const Conv2dShape& s, int mt, uint64_t seed) {
+  Rng rng(seed);
+  std::vector<uint16_t> x(s.x_size()), dact(s.y_size());
+  for (auto& v : x) v = uint16_t(1 + rng.uniform() * 6.0);
+  for (auto& v : dact) v = uint16_t(1 + rng.uniform() * 6.0);
+  const ConvDwMmaLayout L(s, mt);
+  const int P = s.P(), Q = s.Q();
+  std::vector<int> pos_base(L.kpos), col_off(L.col_words);
+  for (int e = 0; e < L.kpos; ++e) pos_base[e] = dw_position_base(s, L, e);
+  for (int e = 0; e < L.col_words; ++e) col_off[e] = dw_column_offset(s, L, e);
+  std::vector<int64_t> got(size_t(s.K) * L.cols, 0);
+  std::vector<int64_t> acc(size_t(L.ntiles) * mt * 32 * 4, 0);  // [tile][mt][lane][c]
+  for (int n = 0; n < s.N; ++n) {
+    std::vector<uint16_t> xs(L.image_halves, 0);
+    for (int c = 0; c < s.C; ++c)
+      for (int h = 0; h < s.H; ++h)
+        for (int w = 0; w < s.W; ++w)
+          xs[(c * L.Hp + h + s.pad) * L.Wp + w + s.pad] =
+              x[((size_t(n) * s.C + c) * s.H + h) * s.W + w];
+    for (int e = 0; e < L.Hp * L.Wp; ++e) xs[L.ones_plane() + e] = 1;
+    std::vector<uint32_t> words(L.d_words, 0xdeadbeefu);
+    const auto d = [&](int k, int pos) -> uint16_t {
+      return k < s.K && pos < L.PQ ? dact[(size_t(n) * s.K + k) * L.PQ + pos] : 0;
+    };
+    for (int row = 0; row < L.mrows; ++row)
+      for (int kp = 0; kp < L.kpos / 2; ++kp)
+        words[row * L.dpitch + kp] = ptx::pack(d(row, 2 * kp), d(row, 2 * kp + 1));
+    for (int ks = 0; ks < L.kpos / 16; ++ks)
+      for (int tile = 0; tile < L.ntiles; ++tile) {
+        uint32_t b[32][2];
+        for (int lane = 0; lane < 32; ++lane)
+          gather_dw_b(xs.data(), pos_base.data(), col_off[tile * 8 + (lane >> 2)], ks, lane,
+                      b[lane]);
+        for (int m = 0; m < mt; ++m) {
+          uint32_t a[32][4];
+          for (int lane = 0; lane < 32; ++lane)
+            for (int r = 0; r < 4; ++r)
+              a[lane][r] = words[a_frag_word(L.dpitch, m * 16, ks, lane, r)];
+          auto& tile_acc =
+              *reinterpret_cast<int64_t(*)[32][4]>(&acc[(size_t(tile) * mt + m) * 128]);
+          ptx::mma_m16n8k16(a, b, tile_acc);
+        }
+      }
+  }
+  for (int tile = 0; tile < L.ntiles; ++tile)
+    for (int m = 0; m < mt; ++m)
+      for (int lane = 0; lane < 32; ++lane)
+        for (int c = 0; c < 4; ++c) {
+          int row, col;
+          c_frag_coord(lane, c, row, col);
+          const int k = m * 16 + row, j = tile * 8 + col;
+          if (k < s.K && j < L.cols)
+            got[size_t(k) * L.cols + j] = acc[((size_t(tile) * mt + m) * 32 + lane) * 4 + c];
+        }
+  int wrong = 0;
+  for (int k = 0; k < s.K; ++k)
+    for (int j = 0; j < L.cols; ++j) {
+      int64_t want = 0;
+      for (int n = 0; n < s.N; ++n)
+        for (int p = 0; p < P; ++p)
+          for (int q = 0; q < Q; ++q) {
+            const int64_t g = dact[((size_t(n) * s.K + k) * P + p) * Q + q];
+            if (j == L.taps) {
+              want += g;
+              continue;
+            }
+            const int c = j / (s.R * s.S), r = (j / s.S) % s.R, t = j % s.S;
+            const int h = p * s.stride - s.pad + r, w = q * s.stride - s.pad + t;
+            if (h >= 0 && h < s.H && w >= 0 && w < s.W)
+              want += g * x[((size_t(n) * s.C + c) * s.H + h) * s.W + w];
+          }
+      wrong += got[size_t(k) * L.cols + j] != want;
+    }
+  CHECK_MESSAGE(wrong == 0, name << ": " << wrong << " of " << s.K * L.cols
+                                 << " weight and bias gradients wrong");
+}
+
 Conv2dShape shape(int N, int C, int H, int W, int K, int R, int S, int stride, int pad) {
   Conv2dShape s;
   s.N = N, s.C = C, s.H = H, s.W = W, s.K = K, s.R = R, s.S = S, s.stride = stride, s.pad = pad;
@@ -172,6 +255,16 @@ TEST_CASE("tensor-core convolution: gathered fragments give the convolution, poo
   check_conv("stride 2", shape(2, 5, 11, 9, 11, 3, 2, 2, 1), 1, 16, 5);
   check_conv("wide pad", shape(1, 2, 5, 7, 3, 2, 2, 1, 3), 2, 8, 6);
   check_conv("odd rows", shape(1, 4, 7, 7, 9, 3, 3, 1, 0), 1, 16, 7);
+}
+
+TEST_CASE("tensor-core weight gradient: gathered fragments give dw and db") {
+  // LeNet-5's layers (positions padded from 784 and 100 to a multiple of 16), Simard 2003's
+  // stride-2 layers (5 and 50 filters: four m16 tiles), 32 filters of 3x3, padding.
+  check_weight_gradient("lenet5 conv1", shape(2, 1, 28, 28, 6, 5, 5, 1, 2), 1, 11);
+  check_weight_gradient("lenet5 conv2", shape(3, 6, 14, 14, 16, 5, 5, 1, 0), 1, 12);
+  check_weight_gradient("simard conv1", shape(2, 1, 29, 29, 5, 5, 5, 2, 0), 1, 13);
+  check_weight_gradient("simard conv2", shape(2, 5, 13, 13, 50, 5, 5, 2, 0), 4, 14);
+  check_weight_gradient("3x3 16 -> 32", shape(1, 16, 12, 12, 32, 3, 3, 1, 1), 2, 15);
 }
 
 }  // TEST_SUITE

@@ -40,7 +40,10 @@ struct ConvForwardPlan {
 // Gemm: d(pre-activation) materialised, then [dw | db] and dx as implicit GEMMs on the dense tile
 //       engine (any shape; what Auto runs when Tiled does not fit, e.g. 16 -> 32 channels 5x5,
 //       whose shared-memory tiles Tiled cannot hold).
-enum class ConvBwdVariant { Auto, Direct, Tiled, Split, Gemm };
+// Mma:  16-bit x, y, dy and dx only: the weight gradient on tensor cores (conv2d_backward_mma.cu:
+//       chunks of images, then their sums in chunk order), the data gradient by Split's kernel;
+//       Auto's choice for 16 bits where it fits.
+enum class ConvBwdVariant { Auto, Direct, Tiled, Split, Gemm, Mma };
 struct ConvBackwardPlan {
   ConvBwdVariant variant = ConvBwdVariant::Auto;
   int dw_k_tile = 0;  // filters per weight-gradient block (1, 2, 4, 6, 8 or 16)

@@ -8,7 +8,7 @@
 // block computes the d(pre-activation) it needs from dy and the kept indices while staging it.
 // Their kernels: conv2d_backward_tiled_kernels.cuh. x, y, dy and dx may be stored in 16 bits
 // (act_io.cuh): the op conv2d_fused_backward_16 runs the same kernels where the plan is Tiled or
-// Split.
+// Split, and by default the Mma variant (the weight gradient on tensor cores) where it fits.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -18,6 +18,7 @@
 
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/conv2d.cuh"
+#include "backends/cuda/conv2d_backward_mma.cuh"
 #include "backends/cuda/conv2d_backward_tiled.cuh"
 #include "backends/cuda/conv2d_common.cuh"
 #include "backends/cuda/cuda_check.hpp"
@@ -310,6 +311,35 @@ bool dact_foldable(const ConvEpilogue& epi) {
   return epi.pool == PoolKind::None || epi.pool_window == epi.pool_stride;
 }
 
+// The Mma variant (16 bits only): the tensor-core weight gradient, and dx by Split's data-gradient
+// kernel. Its two plans, either of which may be unused (no dw and db, or no dx).
+struct MmaBackward {
+  DwMmaPlan dw;
+  FusedPlan dx;
+  bool ok = false;
+};
+MmaBackward plan_mma(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
+                     bool want_dw, bool want_dx, const ConvBackwardPlan& plan) {
+  MmaBackward m;
+  if (!dact_foldable(epi) || s.N == 0) return m;
+  if (want_dw) m.dw = plan_dw_mma(ctx, s, plan);
+  ConvBackwardPlan split = plan;
+  split.variant = ConvBwdVariant::Split;
+  if (want_dx) m.dx = plan_fused(ctx, s, true, true, split);
+  m.ok = (!want_dw || m.dw.ok) && (!want_dx || m.dx.ok);
+  return m;
+}
+void run_mma(CudaContext& ctx, const MmaBackward& m, const Conv2dShape& s, const DactSource& d,
+             const ActIn& x, const float* w, const ActOut& dx, float* dw, float* db) {
+  if (dw || db) run_dw_mma(ctx, m.dw, s, d, x, dw, db);
+  if (dx) {
+    const FusedPlan& f = m.dx;
+    const FusedArgs a{s, d, x, w, dx, nullptr, nullptr, nullptr, nullptr, 0, 1, 1, 0, f.ct,
+                      f.ctiles};
+    launch_dx(ctx, f, a);
+  }
+}
+
 // The op for fp32 or 16-bit x, y, dy and dx (the latter only where native_16 says so).
 void backward_any(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi, const ActIn& x,
                   const float* w, const ConvKept& kept, const ActIn& y, const ActIn& dy,
@@ -344,6 +374,15 @@ void backward_any(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi
     d = DactSource{tmp, nullptr, nullptr, nullptr, Activation::None, PoolKind::None, 1};
     dact = tmp;
   }
+  if (!fp32 && (plan.variant == ConvBwdVariant::Auto || plan.variant == ConvBwdVariant::Mma)) {
+    const MmaBackward m = plan_mma(ctx, s, epi, want_dw, want_dx, plan);
+    if (m.ok) {
+      run_mma(ctx, m, s, d, x, w, dx, dw, db);
+      return;
+    }
+  }
+  PCNN_CHECK(plan.variant != ConvBwdVariant::Mma,
+             "cuda conv2d backward: the Mma variant (16 bits) does not fit this case");
   if (plan.variant == ConvBwdVariant::Auto || plan.variant == ConvBwdVariant::Tiled ||
       plan.variant == ConvBwdVariant::Split) {
     ConvBackwardPlan as = plan;
@@ -384,6 +423,7 @@ void backward_any(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi
 
 bool conv2d_backward_supported(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
                                bool want_dx, const ConvBackwardPlan& plan) {
+  if (plan.variant == ConvBwdVariant::Mma) return false;  // 16 bits only
   if (plan.variant != ConvBwdVariant::Tiled && plan.variant != ConvBwdVariant::Split) return true;
   return dact_foldable(epi) && plan_fused(ctx, s, true, want_dx, plan).ok;
 }
@@ -394,6 +434,10 @@ bool conv2d_backward_native_16(CudaContext& ctx, const Conv2dShape& s, const Con
   if (!dact_foldable(epi)) return false;  // d(pre-activation) materialised by fp32 ops first
   if (plan.variant == ConvBwdVariant::Direct) return true;
   if (plan.variant == ConvBwdVariant::Gemm) return false;
+  if (plan.variant == ConvBwdVariant::Mma || plan.variant == ConvBwdVariant::Auto) {
+    if (plan_mma(ctx, s, epi, want_dw, want_dx, plan).ok) return true;
+    if (plan.variant == ConvBwdVariant::Mma) return false;
+  }
   ConvBackwardPlan as = plan;
   if (as.variant == ConvBwdVariant::Auto) as.variant = ConvBwdVariant::Tiled;
   return plan_fused(ctx, s, want_dw, want_dx, as).ok;

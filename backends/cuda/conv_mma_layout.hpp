@@ -103,4 +103,67 @@ PCNN_HD inline void gather_a(const uint16_t* xs, const int* taps, int lo, int hi
 // (own corner) ^ d. A lane's corner is the same for its rows g and g + 8.
 PCNN_HD inline int lane_corner(int lane) { return (lane >> 2) & 3; }
 
+// ---- the weight gradient: dw (K x taps) = d(pre-activation) (K x positions) x (positions x taps)
+
+// The weight-gradient kernel's block (conv2d_backward_mma.cu): A = d(pre-activation) of one image
+// as packed words, rows = filters (mrows: m16 tiles covering K; rows past K zero), k = output
+// positions padded to 16 (kpos; positions past P*Q zero), rows padded to 4 mod 8 words; B =
+// the input gathered from the padded 16-bit image at (position corner + tap offset), columns =
+// the taps and one more for the bias, whose offset points at a plane of ones (so the same products
+// give db), n8 tiles padded with zero-plane taps. Shared memory: the words [mrows][dpitch], the
+// fp32 d(pre-activation) as stage_dact writes it [K][P*Q], the position corners [kpos] and the
+// column offsets [ntiles * 8] (ints), then the image [C + 2][Hp][Wp] (16-bit: C planes, zeros,
+// ones).
+struct ConvDwMmaLayout {
+  int C, Hp, Wp, PQ, taps, cols, ntiles, kpos, dpitch, mrows;
+  int d_words, dstage_floats, pos_words, col_words, image_halves, bytes;
+  PCNN_HD ConvDwMmaLayout(const Conv2dShape& s, int mt) {
+    C = s.C;
+    Hp = s.H + 2 * s.pad;
+    Wp = s.W + 2 * s.pad;
+    PQ = s.P() * s.Q();
+    taps = s.C * s.R * s.S;
+    cols = taps + 1;
+    ntiles = (cols + 7) / 8;
+    kpos = (PQ + 15) / 16 * 16;
+    dpitch = kpos / 2 + 4;
+    mrows = 16 * mt;
+    d_words = mrows * dpitch;
+    dstage_floats = s.K * PQ;
+    pos_words = kpos;
+    col_words = ntiles * 8;
+    image_halves = (s.C + 2) * Hp * Wp;
+    bytes = 4 * (d_words + dstage_floats + pos_words + col_words) + 2 * image_halves;
+  }
+  PCNN_HD int zero_plane() const { return C * Hp * Wp; }
+  PCNN_HD int ones_plane() const { return (C + 1) * Hp * Wp; }
+};
+
+// Output position `pos`'s corner in the padded image (positions past P*Q: the first one's, whose
+// elements the real products read anyway; their d(pre-activation) is zero).
+PCNN_HD inline int dw_position_base(const Conv2dShape& s, const ConvDwMmaLayout& L, int pos) {
+  if (pos >= L.PQ) pos = 0;
+  return (pos / s.Q()) * s.stride * L.Wp + (pos % s.Q()) * s.stride;
+}
+// Column j's offset from a position's corner: tap j, the ones plane for the bias column, the
+// zero plane past it.
+PCNN_HD inline int dw_column_offset(const Conv2dShape& s, const ConvDwMmaLayout& L, int j) {
+  if (j == L.taps) return L.ones_plane();
+  if (j > L.taps) return L.zero_plane();
+  const int c = j / (s.R * s.S), r = (j / s.S) % s.R, t = j % s.S;
+  return (c * L.Hp + r) * L.Wp + t;
+}
+// Lane's B fragment for the k16 step ks (positions) of the n8 tile whose lane column sits at
+// offset `col` (dw_column_offset of tile column g): positions 16 ks + 2t (+1), + 8, corners from
+// the table `pos_base`.
+PCNN_HD inline void gather_dw_b(const uint16_t* xs, const int* pos_base, int col, int ks, int lane,
+                                uint32_t (&b)[2]) {
+  const int t = lane & 3, p0 = 16 * ks + 2 * t;
+  const auto pair = [&](int first) {
+    return uint32_t(xs[pos_base[first] + col]) | (uint32_t(xs[pos_base[first + 1] + col]) << 16);
+  };
+  b[0] = pair(p0);
+  b[1] = pair(p0 + 8);
+}
+
 }  // namespace pcnn::cuda::mma

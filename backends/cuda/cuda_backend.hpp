@@ -46,11 +46,11 @@ class CudaBackend : public Backend {
   PCNN_OVERRIDE(linear_backward_16)
   // So no layer stages for them: the convolutions' composed fallback stages in the context.
   Staging16 stages_16bit() const override { return {false, false}; }
-  // The dense layers' 16-bit forms and the convolution forward run on tensor cores
-  // (gemm_mma.cuh, conv2d_forward_mma.cuh).
+  // The 16-bit dense layers, convolution forward and weight gradient run on tensor cores
+  // (gemm_mma.cuh, conv2d_forward_mma.cuh, conv2d_backward_mma.cu).
   bool rounds_16bit_products(Op op) const override {
     return op == Op::linear_forward_16 || op == Op::linear_backward_16 ||
-           op == Op::conv2d_fused_forward_16;
+           op == Op::conv2d_fused_forward_16 || op == Op::conv2d_fused_backward_16;
   }
 
   bool supports_graphs() const override { return true; }

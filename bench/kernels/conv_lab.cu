@@ -43,6 +43,7 @@ std::vector<std::pair<std::string, cuda::ConvBackwardPlan>> backward_plans(bool 
   v.push_back({"split auto", {cuda::ConvBwdVariant::Split, 0, 0, 0}});
   v.push_back({"tiled generic", {cuda::ConvBwdVariant::Tiled, 0, 0, 0, 0, true}});
   v.push_back({"split generic", {cuda::ConvBwdVariant::Split, 0, 0, 0, 0, true}});
+  v.push_back({"mma", {cuda::ConvBwdVariant::Mma}});  // 16-bit only
   for (int ct : {1, 2, 4})
     for (int th : {64, 128, 256})
       if (!all || ct != 4)
