@@ -7,7 +7,8 @@
 // every image. Under a 2 x 2 pool a row's corner must be its argmax byte (i * 2 + j) and its window
 // its pooled output's place, and the shuffles must read the right lanes: lane ^ 4d holds the same
 // window and channel at corner (own corner) ^ d. The weight-gradient kernel's block
-// (conv2d_backward_mma.cu) is checked the same way against dw and db. Integer codes keep every
+// (conv2d_backward_mma.cu) is checked the same way against dw and db, and its data-gradient
+// kernel's mapping (the forward block on flipped filters) against dx. Integer codes keep every
 // sum exact.
 #include <cstdint>
 #include <string>
@@ -234,6 +235,55 @@ void check_weight_gradient(const std::string& name, const Conv2dShape& s, int mt
                                  << " weight and bias gradients wrong");
 }
 
+// The data-gradient kernel's mapping: the forward block (run_block) on dx_as_forward's shape, the
+// d(pre-activation) as its image and the flipped, transposed filters (flipped_filter_index) as
+// its filters, must give dx of the original layer, here from plain loops over its taps.
+void check_data_gradient(const std::string& name, const Conv2dShape& s, int kt, uint64_t seed) {
+  REQUIRE(dx_as_forward_ok(s));
+  Rng rng(seed);
+  const Conv2dShape t = dx_as_forward(s);
+  std::vector<uint16_t> w(s.w_size());
+  for (auto& v : w) v = uint16_t(1 + rng.uniform() * 6.0);
+  ConvCodes d;
+  d.x.resize(s.y_size());  // d(pre-activation) (N,K,P,Q): the transposed layer's input
+  for (auto& v : d.x) v = uint16_t(1 + rng.uniform() * 6.0);
+  d.w.resize(t.w_size());
+  for (int c = 0; c < s.C; ++c)
+    for (int k = 0; k < s.K; ++k)
+      for (int r = 0; r < s.R; ++r)
+        for (int tt = 0; tt < s.S; ++tt)
+          d.w[((size_t(c) * s.K + k) * s.R + r) * s.S + tt] =
+              w[flipped_filter_index(s, c, k, r, tt)];
+  d.b.assign(size_t(s.C), 0);
+  REQUIRE(t.y_size() == s.x_size());
+  std::vector<int64_t> dx(t.y_size(), -1);
+  std::vector<int> writes(t.y_size(), 0);
+  int unused = 0;
+  for (int n = 0; n < s.N; ++n)
+    for (int c0 = 0; c0 < s.C; c0 += kt) run_block(t, 1, kt, d, n, c0, dx, writes, unused);
+  int wrong = 0, not_once = 0;
+  const int P = s.P(), Q = s.Q();
+  for (int n = 0; n < s.N; ++n)
+    for (int c = 0; c < s.C; ++c)
+      for (int h = 0; h < s.H; ++h)
+        for (int wi = 0; wi < s.W; ++wi) {
+          int64_t want = 0;
+          for (int k = 0; k < s.K; ++k)
+            for (int r = 0; r < s.R; ++r)
+              for (int tt = 0; tt < s.S; ++tt) {
+                const int p = h + s.pad - r, q = wi + s.pad - tt;
+                if (p < 0 || p >= P || q < 0 || q >= Q) continue;
+                want += int64_t(d.x[((size_t(n) * s.K + k) * P + p) * Q + q]) *
+                        w[((size_t(k) * s.C + c) * s.R + r) * s.S + tt];
+              }
+          const size_t at = ((size_t(n) * s.C + c) * s.H + h) * s.W + wi;
+          wrong += dx[at] != want;
+          not_once += writes[at] != 1;
+        }
+  CHECK_MESSAGE(wrong == 0, name << ": " << wrong << " of " << dx.size() << " dx wrong");
+  CHECK_MESSAGE(not_once == 0, name << ": " << not_once << " dx not written exactly once");
+}
+
 Conv2dShape shape(int N, int C, int H, int W, int K, int R, int S, int stride, int pad) {
   Conv2dShape s;
   s.N = N, s.C = C, s.H = H, s.W = W, s.K = K, s.R = R, s.S = S, s.stride = stride, s.pad = pad;
@@ -265,6 +315,13 @@ TEST_CASE("tensor-core weight gradient: gathered fragments give dw and db") {
   check_weight_gradient("simard conv1", shape(2, 1, 29, 29, 5, 5, 5, 2, 0), 1, 13);
   check_weight_gradient("simard conv2", shape(2, 5, 13, 13, 50, 5, 5, 2, 0), 4, 14);
   check_weight_gradient("3x3 16 -> 32", shape(1, 16, 12, 12, 32, 3, 3, 1, 1), 2, 15);
+}
+
+TEST_CASE("tensor-core data gradient: the forward block on the flipped filters gives dx") {
+  // LeNet-5's conv2 (6 channels: one n8 tile), a padded 3x3 layer of 16 -> 32 (two), a 1x1.
+  check_data_gradient("lenet5 conv2", shape(2, 6, 14, 14, 16, 5, 5, 1, 0), 8, 21);
+  check_data_gradient("3x3 16 -> 32", shape(1, 16, 12, 12, 32, 3, 3, 1, 1), 16, 22);
+  check_data_gradient("1x1", shape(2, 20, 5, 6, 3, 1, 1, 1, 0), 32, 23);
 }
 
 }  // TEST_SUITE

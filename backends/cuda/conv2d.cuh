@@ -41,8 +41,9 @@ struct ConvForwardPlan {
 //       engine (any shape; what Auto runs when Tiled does not fit, e.g. 16 -> 32 channels 5x5,
 //       whose shared-memory tiles Tiled cannot hold).
 // Mma:  16-bit x, y, dy and dx only: the weight gradient on tensor cores (conv2d_backward_mma.cu:
-//       chunks of images, then their sums in chunk order), the data gradient by Split's kernel;
-//       Auto's choice for 16 bits where it fits.
+//       chunks of images, then their sums in chunk order), the data gradient too at unit stride
+//       with square filters (the forward's tensor-core block on the flipped filters), else by
+//       Split's kernel; Auto's choice for 16 bits where it fits.
 enum class ConvBwdVariant { Auto, Direct, Tiled, Split, Gemm, Mma };
 struct ConvBackwardPlan {
   ConvBwdVariant variant = ConvBwdVariant::Auto;

@@ -311,10 +311,12 @@ bool dact_foldable(const ConvEpilogue& epi) {
   return epi.pool == PoolKind::None || epi.pool_window == epi.pool_stride;
 }
 
-// The Mma variant (16 bits only): the tensor-core weight gradient, and dx by Split's data-gradient
-// kernel. Its two plans, either of which may be unused (no dw and db, or no dx).
+// The Mma variant (16 bits only): the weight gradient on tensor cores, and dx too where the layer
+// is a unit-stride one with square filters, else by Split's data-gradient kernel. Its plans, any
+// of which may be unused (no dw and db, or no dx).
 struct MmaBackward {
   DwMmaPlan dw;
+  DxMmaPlan dx_mma;
   FusedPlan dx;
   bool ok = false;
 };
@@ -325,14 +327,17 @@ MmaBackward plan_mma(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue&
   if (want_dw) m.dw = plan_dw_mma(ctx, s, plan);
   ConvBackwardPlan split = plan;
   split.variant = ConvBwdVariant::Split;
-  if (want_dx) m.dx = plan_fused(ctx, s, true, true, split);
-  m.ok = (!want_dw || m.dw.ok) && (!want_dx || m.dx.ok);
+  if (want_dx) m.dx_mma = plan_dx_mma(s);
+  if (want_dx && !m.dx_mma.ok) m.dx = plan_fused(ctx, s, true, true, split);
+  m.ok = (!want_dw || m.dw.ok) && (!want_dx || m.dx_mma.ok || m.dx.ok);
   return m;
 }
 void run_mma(CudaContext& ctx, const MmaBackward& m, const Conv2dShape& s, const DactSource& d,
              const ActIn& x, const float* w, const ActOut& dx, float* dw, float* db) {
   if (dw || db) run_dw_mma(ctx, m.dw, s, d, x, dw, db);
-  if (dx) {
+  if (dx && m.dx_mma.ok) {
+    run_dx_mma(ctx, m.dx_mma, s, d, w, dx);
+  } else if (dx) {
     const FusedPlan& f = m.dx;
     const FusedArgs a{s, d, x, w, dx, nullptr, nullptr, nullptr, nullptr, 0, 1, 1, 0, f.ct,
                       f.ctiles};

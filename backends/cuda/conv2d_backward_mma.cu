@@ -1,4 +1,5 @@
-// The weight gradient of a 16-bit convolution on tensor cores: dw (K x taps) and db as one
+// The weight gradient of a 16-bit convolution on tensor cores, and (unit stride, square filters)
+// its data gradient through the forward's tensor-core block. dw (K x taps) and db as one
 // implicit GEMM of d(pre-activation) (K x positions) by the input gathered at each position's
 // taps (positions x taps, plus a column of ones for db), mma.sync m16n8k16 with the
 // d(pre-activation) rounded to the activations' 16-bit format (the input already is), fp32 sums.
@@ -12,6 +13,7 @@
 
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/conv2d_backward_mma.cuh"
+#include "backends/cuda/conv2d_forward_mma.cuh"
 #include "backends/cuda/conv_mma_layout.hpp"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/gemm_mma.cuh"
@@ -150,6 +152,47 @@ __global__ void conv2d_dw_reduce_kernel(const float* partial, int chunks, int K,
   }
 }
 
+// dx (N,C,H,W) 16-bit of a unit-stride layer: block (n, channel tile of NT * 8); the forward
+// block of conv2d_forward_mma.cuh on the shape dx_as_forward gives, its image the padded
+// d(pre-activation) (staged in fp32 by stage_dact, then rounded into the 16-bit image), its
+// filters the flipped, transposed w, no bias, no activation.
+template <int NT, bool kF16>
+__global__ void __launch_bounds__(kConvMmaThreads)
+    conv2d_dx_kernel_mma(Conv2dShape s, DactSource d, const float* w, ActOut dx, int ctiles) {
+  wait_for_previous_kernel();
+  extern __shared__ uint32_t smem_words[];
+  const Conv2dShape t = mma::dx_as_forward(s);
+  const mma::ConvMmaLayout L(t, NT * 8);
+  const ConvMmaSmem m(L, smem_words);
+  float* dstage = m.after(L);
+  const int n = blockIdx.x / ctiles, c0 = (blockIdx.x % ctiles) * NT * 8, RS = s.R * s.S;
+  for (int e = threadIdx.x; e < L.kt * L.words_k; e += blockDim.x) {
+    const int j = e / L.words_k, kp = e % L.words_k;
+    float v[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int tap = 2 * kp + h, k = tap / RS, r = (tap / s.S) % s.R, tt = tap % s.S;
+      v[h] = c0 + j < s.C && tap < L.taps ? w[mma::flipped_filter_index(s, c0 + j, k, r, tt)] : 0.f;
+    }
+    m.ws[j * L.pitch + kp] = pack16<kF16>(v[0], v[1]);
+  }
+  for (int k = threadIdx.x; k < L.kpad; k += blockDim.x) m.taps[k] = mma::tap_offset(t, L, k);
+  for (int j = threadIdx.x; j < L.kt; j += blockDim.x) m.bs[j] = 0.f;
+  for (int e = threadIdx.x; e < L.Hp * L.Wp; e += blockDim.x) m.xs[L.zero_plane() + e] = 0;
+  stage_dact(s, d, n, 0, s.K, dstage, t.H * t.W, t.W);
+  __syncthreads();
+#pragma unroll 4
+  for (BoxWalk e(L.Hp, L.Wp); e.plane < t.C; e.next()) {
+    const int p = e.row - t.pad, q = e.col - t.pad;
+    const bool in = p >= 0 && p < t.H && q >= 0 && q < t.W;
+    const float v = in ? dstage[(e.plane * t.H + p) * t.W + q] : 0.f;
+    m.xs[e.index] = kF16 ? float_to_f16(v) : float_to_bf16(v);
+  }
+  __syncthreads();
+  const FwdOut o{nullptr, Activation::None, PoolKind::None, nullptr, nullptr, dx};
+  conv_mma_tiles<NT, 1, kF16>(t, L, m, o, n, c0);
+}
+
 template <int MT, int NTW>
 void launch_dw_as(CudaContext& ctx, const DwMmaPlan& p, const DwMmaArgs& a, bool f16) {
   const auto kernel =
@@ -186,6 +229,41 @@ DwMmaPlan plan_dw_mma(CudaContext& ctx, const Conv2dShape& s, const ConvBackward
   p.chunks = ceil_div(s.N, p.imgs);
   p.ok = true;
   return p;
+}
+
+DxMmaPlan plan_dx_mma(const Conv2dShape& s) {
+  DxMmaPlan p;
+  if (s.N < 1 || !mma::dx_as_forward_ok(s)) return p;
+  p.nt = s.C <= 8 ? 1 : s.C <= 16 ? 2 : 4;
+  p.ctiles = ceil_div(s.C, 8 * p.nt);
+  const Conv2dShape t = mma::dx_as_forward(s);
+  const int layout = (mma::ConvMmaLayout(t, 8 * p.nt).bytes + 3) / 4 * 4;
+  p.smem_bytes = layout + int(sizeof(float)) * s.K * t.H * t.W;
+  p.ok = p.smem_bytes <= kDwMmaSmemBytes;
+  return p;
+}
+
+template <int NT>
+void launch_dx_as(CudaContext& ctx, const DxMmaPlan& p, const Conv2dShape& s, const DactSource& d,
+                  const float* w, const ActOut& dx) {
+  const int rows = s.H * s.W, mtiles = ceil_div(rows, 16), warps = kConvMmaThreads / 32;
+  const int threads = 32 * (mtiles < warps ? mtiles : warps);
+  const auto kernel =
+      dx.prec == Precision::F16 ? conv2d_dx_kernel_mma<NT, true> : conv2d_dx_kernel_mma<NT, false>;
+  launch(ctx, "conv2d_dx_kernel_mma", kernel, s.N * p.ctiles, threads, size_t(p.smem_bytes), s, d,
+         w, dx, p.ctiles);
+}
+
+void run_dx_mma(CudaContext& ctx, const DxMmaPlan& p, const Conv2dShape& s, const DactSource& d,
+                const float* w, const ActOut& dx) {
+  PCNN_CHECK(p.ok && dx.prec != Precision::F32,
+             "cuda conv2d backward: the tensor-core data gradient is 16-bit");
+  if (p.nt == 4)
+    launch_dx_as<4>(ctx, p, s, d, w, dx);
+  else if (p.nt == 2)
+    launch_dx_as<2>(ctx, p, s, d, w, dx);
+  else
+    launch_dx_as<1>(ctx, p, s, d, w, dx);
 }
 
 void run_dw_mma(CudaContext& ctx, const DwMmaPlan& p, const Conv2dShape& s, const DactSource& d,

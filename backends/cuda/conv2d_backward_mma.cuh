@@ -29,4 +29,17 @@ DwMmaPlan plan_dw_mma(CudaContext& ctx, const Conv2dShape& s, const ConvBackward
 void run_dw_mma(CudaContext& ctx, const DwMmaPlan& p, const Conv2dShape& s, const DactSource& d,
                 const ActIn& x, float* dw, float* db);
 
+// The data gradient on tensor cores, for unit-stride layers with square filters (dx_as_forward_ok
+// in conv_mma_layout.hpp): the forward kernel's block over the padded d(pre-activation) and the
+// flipped, transposed filters. ok false: Split's data-gradient kernel takes it.
+struct DxMmaPlan {
+  bool ok = false;
+  int nt = 1;      // n8 tiles of channels a block (1, 2 or 4)
+  int ctiles = 1;  // blocks an image
+  int smem_bytes = 0;
+};
+DxMmaPlan plan_dx_mma(const Conv2dShape& s);
+void run_dx_mma(CudaContext& ctx, const DxMmaPlan& p, const Conv2dShape& s, const DactSource& d,
+                const float* w, const ActOut& dx);
+
 }  // namespace pcnn::cuda

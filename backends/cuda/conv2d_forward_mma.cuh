@@ -102,23 +102,30 @@ __device__ __forceinline__ void mma_epilogue_as(const Conv2dShape& s, const FwdO
     }
 }
 
-// x (N,C,H,W) 16-bit, w (K,C,R,S) -> y (N,K,P/PW,Q/PW) 16-bit and what FwdOut keeps. Block
-// (n, k-tile of NT * 8 filters); warp: m16 tiles warp, warp + warps, ...
-template <int NT, int PW, bool kF16>
-__global__ void __launch_bounds__(kConvMmaThreads)
-    conv2d_forward_kernel_mma(Conv2dShape s, const uint16_t* x, const float* w, FwdOut o,
-                              int ktiles) {
-  wait_for_previous_kernel();
-  extern __shared__ uint32_t smem_words[];
-  const mma::ConvMmaLayout L(s, NT * 8);
-  const int n = blockIdx.x / ktiles, k0 = (blockIdx.x % ktiles) * NT * 8;
-  uint32_t* ws = smem_words;
-  int* taps = reinterpret_cast<int*>(ws + L.w_words);
-  float* bs = reinterpret_cast<float*>(taps + L.tap_words);
-  uint16_t* xs = reinterpret_cast<uint16_t*>(bs + L.bias_words);
-  stage_conv_mma<kF16>(s, L, x, w, o.bias, n, k0, ws, taps, bs, xs);
-  __syncthreads();
+// Where a block's operands sit in its dynamic shared memory (ConvMmaLayout's order).
+struct ConvMmaSmem {
+  uint32_t* ws;
+  int* taps;
+  float* bs;
+  uint16_t* xs;
+  __device__ __forceinline__ ConvMmaSmem(const mma::ConvMmaLayout& L, uint32_t* smem) {
+    ws = smem;
+    taps = reinterpret_cast<int*>(ws + L.w_words);
+    bs = reinterpret_cast<float*>(taps + L.tap_words);
+    xs = reinterpret_cast<uint16_t*>(bs + L.bias_words);
+  }
+  // Shared memory past the layout's (the data-gradient kernel's fp32 staging).
+  __device__ __forceinline__ float* after(const mma::ConvMmaLayout& L) const {
+    return reinterpret_cast<float*>(ws + (L.bytes + 3) / 4);
+  }
+};
 
+// The block's products and epilogue once its operands are staged: warp w takes the m16 tiles w,
+// w + warps, ... of image n's rows, filters k0 .. k0 + NT * 8 - 1.
+template <int NT, int PW, bool kF16>
+__device__ __forceinline__ void conv_mma_tiles(const Conv2dShape& s, const mma::ConvMmaLayout& L,
+                                               const ConvMmaSmem& m, const FwdOut& o, int n,
+                                               int k0) {
   const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
   const int mtiles = (mma::mma_rows(s, PW) + 15) / 16, ksteps = L.kpad / 16;
   for (int mt = threadIdx.x >> 5; mt < mtiles; mt += warps) {
@@ -131,15 +138,15 @@ __global__ void __launch_bounds__(kConvMmaThreads)
       for (int c = 0; c < 4; ++c) {
         int row, col;
         mma::c_frag_coord(lane, c, row, col);
-        acc[nt][c] = bs[nt * 8 + col];
+        acc[nt][c] = m.bs[nt * 8 + col];
       }
     for (int ks = 0; ks < ksteps; ++ks) {
       uint32_t a[4];
-      mma::gather_a(xs, taps, lo, hi, ks, lane, a);
+      mma::gather_a(m.xs, m.taps, lo, hi, ks, lane, a);
 #pragma unroll
       for (int nt = 0; nt < NT; ++nt) {
-        const uint32_t b[2] = {ws[mma::b_frag_word(L.pitch, nt * 8, ks, lane, 0)],
-                               ws[mma::b_frag_word(L.pitch, nt * 8, ks, lane, 1)]};
+        const uint32_t b[2] = {m.ws[mma::b_frag_word(L.pitch, nt * 8, ks, lane, 0)],
+                               m.ws[mma::b_frag_word(L.pitch, nt * 8, ks, lane, 1)]};
         mma_m16n8k16<kF16>(acc[nt], a, b);
       }
     }
@@ -147,6 +154,22 @@ __global__ void __launch_bounds__(kConvMmaThreads)
       mma_epilogue_as<decltype(tag)::value, NT, PW>(s, o, n, k0, mt, lane, acc);
     });
   }
+}
+
+// x (N,C,H,W) 16-bit, w (K,C,R,S) -> y (N,K,P/PW,Q/PW) 16-bit and what FwdOut keeps. Block
+// (n, k-tile of NT * 8 filters).
+template <int NT, int PW, bool kF16>
+__global__ void __launch_bounds__(kConvMmaThreads)
+    conv2d_forward_kernel_mma(Conv2dShape s, const uint16_t* x, const float* w, FwdOut o,
+                              int ktiles) {
+  wait_for_previous_kernel();
+  extern __shared__ uint32_t smem_words[];
+  const mma::ConvMmaLayout L(s, NT * 8);
+  const ConvMmaSmem m(L, smem_words);
+  const int n = blockIdx.x / ktiles, k0 = (blockIdx.x % ktiles) * NT * 8;
+  stage_conv_mma<kF16>(s, L, x, w, o.bias, n, k0, m.ws, m.taps, m.bs, m.xs);
+  __syncthreads();
+  conv_mma_tiles<NT, PW, kF16>(s, L, m, o, n, k0);
 }
 
 }  // namespace pcnn::cuda

@@ -99,6 +99,27 @@ PCNN_HD inline void gather_a(const uint16_t* xs, const int* taps, int lo, int hi
   a[3] = pair(hi, o2, o3);
 }
 
+// The data gradient of a unit-stride convolution with square filters is a forward convolution
+// (what the data-gradient kernel of conv2d_backward_mma.cu runs through this layout): dx (N,C,H,W)
+// = d(pre-activation) (N,K,P,Q) padded by R - 1 - pad, convolved with the filters transposed
+// and flipped, w'(c, k, r, t) = w(k, c, R - 1 - r, S - 1 - t).
+PCNN_HD inline bool dx_as_forward_ok(const Conv2dShape& s) {
+  return s.stride == 1 && s.R == s.S && s.pad <= s.R - 1;
+}
+PCNN_HD inline Conv2dShape dx_as_forward(const Conv2dShape& s) {
+  Conv2dShape t = s;
+  t.C = s.K;
+  t.H = s.P();
+  t.W = s.Q();
+  t.K = s.C;
+  t.pad = s.R - 1 - s.pad;
+  return t;
+}
+// Where w'(c, k, r, t) is in w (K,C,R,S).
+PCNN_HD inline int flipped_filter_index(const Conv2dShape& s, int c, int k, int r, int t) {
+  return ((k * s.C + c) * s.R + s.R - 1 - r) * s.S + s.S - 1 - t;
+}
+
 // The lanes holding the other corners of a window: lane ^ (4 * d), d = 1..3, holds the corner
 // (own corner) ^ d. A lane's corner is the same for its rows g and g + 8.
 PCNN_HD inline int lane_corner(int lane) { return (lane >> 2) & 3; }
