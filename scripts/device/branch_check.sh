@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # A kernel change prepared without a GPU, checked and measured on the GPU machine in one call:
 # build and the whole test suite; beside them the earlier tree's build; the conv lab's checks of
-# every variant against serial (and its timings on the models' second convolutions) and
-# compute-sanitizer over the op table's convolution cases; then the step lab (graph-replayed
-# training steps of LeNet-5, Simard 2003 and fast3x3, fp32 and bf16) in the order before,
-# after, before; the gemm lab; and the same-run bench of both trees. The archive is refreshed
-# after each phase: a call cut short by the device's limit still returns what was done.
+# every variant against serial (and its timings on the models' convolutions, fp32 and bf16) and
+# compute-sanitizer (memcheck, racecheck) over the op table's convolution cases; then the step
+# lab (graph-replayed training steps of LeNet-5, Simard 2003 and fast3x3, fp32 and bf16) in the
+# order before, after, before; the gemm lab; and the same-run bench of both trees. The archive is
+# refreshed after each phase: a call cut short by the device's limit still returns what was done.
 # Everything comes back as branch.tgz, with a summary on stdout.
 # Usage: scripts/device/branch_check.sh BEFORE_TAR   (BEFORE_TAR: `git archive` of the earlier
 #        tree, carried; run from this tree's root)
@@ -29,10 +29,10 @@ phase "conv lab: every variant against serial"
 timeout 120 build-gpu/bench/kernels/pcnn_conv_lab --check-only > "$out/conv_lab_check.log" 2>&1
 echo "conv lab: exit $?"; tail -3 "$out/conv_lab_check.log"
 
-phase "conv lab: every variant timed on the two models' second convolutions, batch 64 and 1024"
+phase "conv lab: every variant timed (fp32 and bf16) on the models' convolutions, batch 64 and 1024"
 for n in 64 1024; do
-  for layer in "lenet5 conv2" "simard conv2"; do
-    timeout 90 build-gpu/bench/kernels/pcnn_conv_lab --time $n "$layer" \
+  for layer in "lenet5 conv1" "lenet5 conv2" "simard conv2"; do
+    timeout 150 build-gpu/bench/kernels/pcnn_conv_lab --time $n "$layer" \
       > "$out/conv_lab_${n}_${layer// /_}.txt" 2>&1
     echo "conv lab --time $n $layer: exit $?"
   done
@@ -42,6 +42,11 @@ phase "compute-sanitizer memcheck: the op table's 16-bit and convolution cases o
 timeout 240 compute-sanitizer --tool memcheck --print-limit 20 build-gpu/tests/pcnn_tests \
   --mode test --backend cuda --op conv2d > "$out/memcheck_conv.log" 2>&1
 echo "memcheck: exit $?"; grep -E "ERROR SUMMARY|passed" "$out/memcheck_conv.log" | tail -3
+# The tensor-core kernels' shared memory is written and read across warps between barriers.
+timeout 240 compute-sanitizer --tool racecheck --print-limit 20 build-gpu/tests/pcnn_tests \
+  --mode test --backend cuda --op conv2d_fused > "$out/racecheck_conv.log" 2>&1
+echo "racecheck: exit $?"
+grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard" "$out/racecheck_conv.log" | tail -3
 
 phase "step lab: before, after, before"
 before=/tmp/before/build-gpu/bench/kernels/pcnn_step_lab
