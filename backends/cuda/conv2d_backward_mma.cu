@@ -114,15 +114,10 @@ __global__ void __launch_bounds__(kDwMmaThreads, 2) conv2d_dw_kernel_mma(DwMmaAr
   float* out = a.partial + size_t(chunk) * s.K * L.cols;
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-    for (int j = 0; j < NTW; ++j)
-#pragma unroll
-      for (int c = 0; c < 4; ++c) {
-        int row, col;
-        mma::c_frag_coord(lane, c, row, col);
-        const int k = mt * 16 + row, tap = (warp + j * warps) * 8 + col;
-        if (k < s.K && tap < L.cols) out[k * L.cols + tap] = acc[mt][j][c];
-      }
+    for_each_accumulator<NTW>(lane, [&](int j, int c, int row, int col) {
+      const int k = mt * 16 + row, tap = (warp + j * warps) * 8 + col;
+      if (k < s.K && tap < L.cols) out[k * L.cols + tap] = acc[mt][j][c];
+    });
 }
 
 // dw (K, taps) and db (K) from the chunks' sums [chunks][K][cols], added in chunk order: a block

@@ -60,46 +60,41 @@ __device__ __forceinline__ void mma_epilogue_as(const Conv2dShape& s, const FwdO
                                                 int k0, int mt, int lane,
                                                 const float (&acc)[NT][4]) {
   const int P = s.P(), Q = s.Q(), rows = mma::mma_rows(s, PW);
-#pragma unroll
-  for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-    for (int c = 0; c < 4; ++c) {
-      int row, col;
-      mma::c_frag_coord(lane, c, row, col);
-      const int m = mt * 16 + row, k = k0 + nt * 8 + col;
-      const bool live = m < rows && k < s.K;
-      const float v = activate<A>(acc[nt][c]);
-      int p, q;
-      mma::row_position(s, PW, m, p, q);
-      const size_t plane = size_t(n) * s.K + k;
-      if (PW == 1) {
-        if (live) o.y.store((plane * P + p) * Q + q, v);
-        continue;
-      }
-      if (live && o.act_out) o.act_out[(plane * P + p) * Q + q] = v;
-      // Corners 1, 2, 3 of the window as the corner-0 lane sees them (lane_corner).
-      const float v1 = __shfl_xor_sync(0xffffffffu, v, 4);
-      const float v2 = __shfl_xor_sync(0xffffffffu, v, 8);
-      const float v3 = __shfl_xor_sync(0xffffffffu, v, 12);
-      if (!live || mma::lane_corner(lane) != 0) continue;
-      const int window = m >> 2, P2 = P / 2, Q2 = Q / 2;
-      const size_t at = (plane * P2 + window / Q2) * Q2 + window % Q2;
-      if (o.pool == PoolKind::Max) {  // the first maximum, row-major, as the Tiled kernel
-        float best_v = v;
-        int best = 0;
-        const float later[3] = {v1, v2, v3};
-#pragma unroll
-        for (int i = 0; i < 3; ++i)
-          if (later[i] > best_v) {
-            best_v = later[i];
-            best = i + 1;
-          }
-        o.y.store(at, best_v);
-        o.argmax[at] = uint8_t(best);
-      } else {
-        o.y.store(at, (((0.f + v) + v1) + v2 + v3) * 0.25f);
-      }
+  for_each_accumulator<NT>(lane, [&](int nt, int c, int row, int col) {
+    const int m = mt * 16 + row, k = k0 + nt * 8 + col;
+    const bool live = m < rows && k < s.K;
+    const float v = activate<A>(acc[nt][c]);
+    int p, q;
+    mma::row_position(s, PW, m, p, q);
+    const size_t plane = size_t(n) * s.K + k;
+    if (PW == 1) {
+      if (live) o.y.store((plane * P + p) * Q + q, v);
+      return;
     }
+    if (live && o.act_out) o.act_out[(plane * P + p) * Q + q] = v;
+    // Corners 1, 2, 3 of the window as the corner-0 lane sees them (lane_corner).
+    const float v1 = __shfl_xor_sync(0xffffffffu, v, 4);
+    const float v2 = __shfl_xor_sync(0xffffffffu, v, 8);
+    const float v3 = __shfl_xor_sync(0xffffffffu, v, 12);
+    if (!live || mma::lane_corner(lane) != 0) return;
+    const int window = m >> 2, P2 = P / 2, Q2 = Q / 2;
+    const size_t at = (plane * P2 + window / Q2) * Q2 + window % Q2;
+    if (o.pool == PoolKind::Max) {  // the first maximum, row-major, as the Tiled kernel
+      float best_v = v;
+      int best = 0;
+      const float later[3] = {v1, v2, v3};
+#pragma unroll
+      for (int i = 0; i < 3; ++i)
+        if (later[i] > best_v) {
+          best_v = later[i];
+          best = i + 1;
+        }
+      o.y.store(at, best_v);
+      o.argmax[at] = uint8_t(best);
+    } else {
+      o.y.store(at, (((0.f + v) + v1) + v2 + v3) * 0.25f);
+    }
+  });
 }
 
 // Where a block's operands sit in its dynamic shared memory (ConvMmaLayout's order).
@@ -132,14 +127,8 @@ __device__ __forceinline__ void conv_mma_tiles(const Conv2dShape& s, const mma::
     const int lo = mma::row_base(s, L, PW, mt * 16 + (lane >> 2));
     const int hi = mma::row_base(s, L, PW, mt * 16 + (lane >> 2) + 8);
     float acc[NT][4];
-#pragma unroll
-    for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-      for (int c = 0; c < 4; ++c) {
-        int row, col;
-        mma::c_frag_coord(lane, c, row, col);
-        acc[nt][c] = m.bs[nt * 8 + col];
-      }
+    for_each_accumulator<NT>(lane,
+                             [&](int nt, int c, int, int col) { acc[nt][c] = m.bs[nt * 8 + col]; });
     for (int ks = 0; ks < ksteps; ++ks) {
       uint32_t a[4];
       mma::gather_a(m.xs, m.taps, lo, hi, ks, lane, a);

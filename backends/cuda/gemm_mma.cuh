@@ -47,6 +47,20 @@ __device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint32_t (&a)[
 #endif
 }
 
+// f(nt, c, row, col) for accumulator c (0..3) of each of this lane's NT m16n8 products, with the
+// row (0..15) and column (0..7) it holds in its product.
+template <int NT, class F>
+__device__ __forceinline__ void for_each_accumulator(int lane, F&& f) {
+#pragma unroll
+  for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+      int row, col;
+      mma::c_frag_coord(lane, c, row, col);
+      f(nt, c, row, col);
+    }
+}
+
 // Where this thread's warp works: its lane, and the first row and column of its warp tile in the
 // block tile (wrow, wcol) and in C (row0, col0).
 template <class T>
@@ -151,15 +165,10 @@ __device__ __forceinline__ void gemm_mma_store(const Prob& prob, int tile_m, int
   const WarpTile<T> w(tile_m, tile_n);
 #pragma unroll
   for (int mt = 0; mt < T::MT; ++mt)
-#pragma unroll
-    for (int nt = 0; nt < T::NT; ++nt)
-#pragma unroll
-      for (int c = 0; c < 4; ++c) {
-        int row, col;
-        mma::c_frag_coord(w.lane, c, row, col);
-        const int gi = w.row0 + mt * 16 + row, gj = w.col0 + nt * 8 + col;
-        if (gi < prob.M && gj < prob.N) prob.store(gi, gj, acc[mt][nt][c]);
-      }
+    for_each_accumulator<T::NT>(w.lane, [&](int nt, int c, int row, int col) {
+      const int gi = w.row0 + mt * 16 + row, gj = w.col0 + nt * 8 + col;
+      if (gi < prob.M && gj < prob.N) prob.store(gi, gj, acc[mt][nt][c]);
+    });
 }
 
 // One (tile, split) of a problem, as gemm_split_block.
