@@ -379,7 +379,8 @@ void backward_any(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi
     d = DactSource{tmp, nullptr, nullptr, nullptr, Activation::None, PoolKind::None, 1};
     dact = tmp;
   }
-  if (!fp32 && (plan.variant == ConvBwdVariant::Auto || plan.variant == ConvBwdVariant::Mma)) {
+  const bool auto_mma = plan.variant == ConvBwdVariant::Auto && ctx.conv_mma();
+  if (!fp32 && (auto_mma || plan.variant == ConvBwdVariant::Mma)) {
     const MmaBackward m = plan_mma(ctx, s, epi, want_dw, want_dx, plan);
     if (m.ok) {
       run_mma(ctx, m, s, d, x, w, dx, dw, db);
@@ -439,7 +440,8 @@ bool conv2d_backward_native_16(CudaContext& ctx, const Conv2dShape& s, const Con
   if (!dact_foldable(epi)) return false;  // d(pre-activation) materialised by fp32 ops first
   if (plan.variant == ConvBwdVariant::Direct) return true;
   if (plan.variant == ConvBwdVariant::Gemm) return false;
-  if (plan.variant == ConvBwdVariant::Mma || plan.variant == ConvBwdVariant::Auto) {
+  if (plan.variant == ConvBwdVariant::Mma ||
+      (plan.variant == ConvBwdVariant::Auto && ctx.conv_mma())) {
     if (plan_mma(ctx, s, epi, want_dw, want_dx, plan).ok) return true;
     if (plan.variant == ConvBwdVariant::Mma) return false;
   }

@@ -37,6 +37,10 @@ class CudaContext {
   // capability 9.0 and up unless PCNN_DEPENDENT_LAUNCH=0 (a measuring aid: the same binary with
   // and without them).
   bool dependent_launches() const { return dependent_launches_; }
+  // Whether Auto picks the tensor-core convolutions for 16-bit activations (conv2d_forward_mma.cuh,
+  // conv2d_backward_mma.cu) where they fit: yes unless PCNN_CONV_MMA=0 (a measuring aid, as the
+  // one above: the FMA kernels' native 16-bit forms in the same binary).
+  bool conv_mma() const { return conv_mma_; }
 
   // ---- choices made by timing ----------------------------------------------------------------
   // The convolution backward's one launch or two (conv2d_backward.cu) is timed on a shape's first
@@ -95,6 +99,7 @@ class CudaContext {
   int smem_optin_floats_ = 0;
   bool dependent_launches_ = false;
   int forced_conv_split_ = -1;
+  bool conv_mma_ = true;
   bool log_choices_ = false;
   std::map<ChoiceKey, bool> conv_split_;  // key -> Split was faster
   std::string name_;

@@ -4,8 +4,9 @@
 # every variant against serial (and its timings on the models' convolutions, fp32 and bf16) and
 # compute-sanitizer (memcheck, racecheck) over the op table's convolution cases; then the step
 # lab (graph-replayed training steps of LeNet-5, Simard 2003 and fast3x3, fp32 and bf16) in the
-# order before, after, before; the gemm lab; and the same-run bench of both trees. The archive is
-# refreshed after each phase: a call cut short by the device's limit still returns what was done.
+# order before, after, after with PCNN_CONV_MMA=0, before; the gemm lab; and the same-run bench
+# of both trees. The archive is refreshed after each phase: a call cut short by the device's
+# limit still returns what was done.
 # Everything comes back as branch.tgz, with a summary on stdout.
 # Usage: scripts/device/branch_check.sh BEFORE_TAR   (BEFORE_TAR: `git archive` of the earlier
 #        tree, carried; run from this tree's root)
@@ -48,16 +49,23 @@ timeout 240 compute-sanitizer --tool racecheck --print-limit 20 build-gpu/tests/
 echo "racecheck: exit $?"
 grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard" "$out/racecheck_conv.log" | tail -3
 
-phase "step lab: before, after, before"
+phase "step lab: before, after, after without the tensor-core convolutions, before"
 before=/tmp/before/build-gpu/bench/kernels/pcnn_step_lab
 sweep=(cuda --models lenet5,simard2003,fast3x3 --batches 64,1024 --precisions fp32,bf16
        --graph-only)
-for run in before1:"$before" after:build-gpu/bench/kernels/pcnn_step_lab before2:"$before"; do
-  timeout 150 "${run#*:}" "${sweep[@]}" > "$out/step_lab_${run%%:*}.txt" 2>&1
-  echo "step lab ${run%%:*}: exit $?"
+after=build-gpu/bench/kernels/pcnn_step_lab
+# after_fma: this tree with the tensor-core convolutions off (PCNN_CONV_MMA=0), their share.
+for run in before1 after after_fma before2; do
+  case $run in
+    before*) cmd=("$before") ;;
+    after) cmd=("$after") ;;
+    after_fma) cmd=(env PCNN_CONV_MMA=0 "$after") ;;
+  esac
+  timeout 150 "${cmd[@]}" "${sweep[@]}" > "$out/step_lab_$run.txt" 2>&1
+  echo "step lab $run: exit $?"
 done
-# model batch precision: images/s before1 / after / before2
-for f in before1 after before2; do
+# model batch precision: images/s before1 / after / after_fma / before2
+for f in before1 after after_fma before2; do
   awk -v f=$f '$1 == "cuda" { print $2, $3, $4, f, $7 }' "$out/step_lab_$f.txt"
 done | awk '{ k = $1 " " $2 " " $3; row[k] = row[k] " " $4 "=" $5 }
   END { for (k in row) print k ":" row[k] }' | sort | tee "$out/step_lab_table.txt"
