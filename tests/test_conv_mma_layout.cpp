@@ -169,7 +169,10 @@ void check_weight_gradient(const std::string& name, const Conv2dShape& s, int mt
   for (int e = 0; e < L.kpos; ++e) pos_base[e] = dw_position_base(s, L, e);
   for (int e = 0; e < L.col_words; ++e) col_off[e] = dw_column_offset(s, L, e);
   std::vector<int64_t> got(size_t(s.K) * L.cols, 0);
-  std::vector<int64_t> acc(size_t(L.ntiles) * mt * 32 * 4, 0);  // [tile][mt][lane][c]
+  struct WarpSums {
+    int64_t v[32][4] = {};  // [lane][accumulator]
+  };
+  std::vector<WarpSums> acc(size_t(L.ntiles) * mt);  // [tile][m16 tile]
   for (int n = 0; n < s.N; ++n) {
     std::vector<uint16_t> xs(L.image_halves, 0);
     for (int c = 0; c < s.C; ++c)
@@ -196,9 +199,7 @@ void check_weight_gradient(const std::string& name, const Conv2dShape& s, int mt
           for (int lane = 0; lane < 32; ++lane)
             for (int r = 0; r < 4; ++r)
               a[lane][r] = words[a_frag_word(L.dpitch, m * 16, ks, lane, r)];
-          auto& tile_acc =
-              *reinterpret_cast<int64_t(*)[32][4]>(&acc[(size_t(tile) * mt + m) * 128]);
-          ptx::mma_m16n8k16(a, b, tile_acc);
+          ptx::mma_m16n8k16(a, b, acc[size_t(tile) * mt + m].v);
         }
       }
   }
@@ -210,7 +211,7 @@ void check_weight_gradient(const std::string& name, const Conv2dShape& s, int mt
           c_frag_coord(lane, c, row, col);
           const int k = m * 16 + row, j = tile * 8 + col;
           if (k < s.K && j < L.cols)
-            got[size_t(k) * L.cols + j] = acc[((size_t(tile) * mt + m) * 32 + lane) * 4 + c];
+            got[size_t(k) * L.cols + j] = acc[size_t(tile) * mt + m].v[lane][c];
         }
   int wrong = 0;
   for (int k = 0; k < s.K; ++k)

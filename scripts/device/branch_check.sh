@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# A kernel change prepared without a GPU, checked and measured on the GPU machine in one call:
-# build and the whole test suite; beside them the earlier tree's build; the conv lab's checks of
-# every variant against serial (and its timings on the models' convolutions, fp32 and bf16) and
-# compute-sanitizer (memcheck, racecheck) over the op table's convolution cases; then the step
-# lab (graph-replayed training steps of LeNet-5, Simard 2003 and fast3x3, fp32 and bf16) in the
-# order before, after, after with PCNN_CONV_MMA=0, before; the gemm lab; and the same-run bench
-# of both trees. The archive is refreshed after each phase: a call cut short by the device's
-# limit still returns what was done.
+# A kernel change prepared without a GPU, checked and measured on the GPU machine, most telling
+# first: build and the whole test suite, beside them the earlier tree's build; the conv lab's
+# checks of every variant against serial; the step lab (graph-replayed training steps of LeNet-5,
+# Simard 2003 and fast3x3, fp32 and bf16) in the order before, after, after with PCNN_CONV_MMA=0,
+# before; compute-sanitizer (memcheck, racecheck) over the op table's convolution cases; the conv
+# lab's timings of every variant on the models' convolutions (fp32 and bf16); the gemm lab; the
+# same-run bench of both trees. The archive is refreshed after each phase: a call cut short by
+# the device's limit still returns what was done (probably two calls in all).
 # Everything comes back as branch.tgz, with a summary on stdout.
 # Usage: scripts/device/branch_check.sh BEFORE_TAR   (BEFORE_TAR: `git archive` of the earlier
 #        tree, carried; run from this tree's root)
@@ -30,25 +30,6 @@ phase "conv lab: every variant against serial"
 timeout 120 build-gpu/bench/kernels/pcnn_conv_lab --check-only > "$out/conv_lab_check.log" 2>&1
 echo "conv lab: exit $?"; tail -3 "$out/conv_lab_check.log"
 
-phase "conv lab: every variant timed (fp32 and bf16) on the models' convolutions, batch 64 and 1024"
-for n in 64 1024; do
-  for layer in "lenet5 conv1" "lenet5 conv2" "simard conv2"; do
-    timeout 150 build-gpu/bench/kernels/pcnn_conv_lab --time $n "$layer" \
-      > "$out/conv_lab_${n}_${layer// /_}.txt" 2>&1
-    echo "conv lab --time $n $layer: exit $?"
-  done
-done
-
-phase "compute-sanitizer memcheck: the op table's 16-bit and convolution cases on cuda"
-timeout 240 compute-sanitizer --tool memcheck --print-limit 20 build-gpu/tests/pcnn_tests \
-  --mode test --backend cuda --op conv2d > "$out/memcheck_conv.log" 2>&1
-echo "memcheck: exit $?"; grep -E "ERROR SUMMARY|passed" "$out/memcheck_conv.log" | tail -3
-# The tensor-core kernels' shared memory is written and read across warps between barriers.
-timeout 240 compute-sanitizer --tool racecheck --print-limit 20 build-gpu/tests/pcnn_tests \
-  --mode test --backend cuda --op conv2d_fused > "$out/racecheck_conv.log" 2>&1
-echo "racecheck: exit $?"
-grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard" "$out/racecheck_conv.log" | tail -3
-
 phase "step lab: before, after, after without the tensor-core convolutions, before"
 before=/tmp/before/build-gpu/bench/kernels/pcnn_step_lab
 sweep=(cuda --models lenet5,simard2003,fast3x3 --batches 64,1024 --precisions fp32,bf16
@@ -69,6 +50,26 @@ for f in before1 after after_fma before2; do
   awk -v f=$f '$1 == "cuda" { print $2, $3, $4, f, $7 }' "$out/step_lab_$f.txt"
 done | awk '{ k = $1 " " $2 " " $3; row[k] = row[k] " " $4 "=" $5 }
   END { for (k in row) print k ":" row[k] }' | sort | tee "$out/step_lab_table.txt"
+
+phase "compute-sanitizer memcheck: the op table's 16-bit and convolution cases on cuda"
+timeout 240 compute-sanitizer --tool memcheck --print-limit 20 build-gpu/tests/pcnn_tests \
+  --mode test --backend cuda --op conv2d > "$out/memcheck_conv.log" 2>&1
+echo "memcheck: exit $?"; grep -E "ERROR SUMMARY|passed" "$out/memcheck_conv.log" | tail -3
+# The tensor-core kernels' shared memory is written and read across warps between barriers
+# (racecheck is slow: the 16-bit cases only, whose names hold their precision, bf16 or fp16).
+timeout 240 compute-sanitizer --tool racecheck --print-limit 20 build-gpu/tests/pcnn_tests \
+  --mode test --backend cuda --op conv2d_fused --case 16 > "$out/racecheck_conv.log" 2>&1
+echo "racecheck: exit $?"
+grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard" "$out/racecheck_conv.log" | tail -3
+
+phase "conv lab: every variant timed (fp32 and bf16) on the models' convolutions, batch 64 and 1024"
+for n in 64 1024; do
+  for layer in "lenet5 conv1" "lenet5 conv2" "simard conv2"; do
+    timeout 150 build-gpu/bench/kernels/pcnn_conv_lab --time $n "$layer" \
+      > "$out/conv_lab_${n}_${layer// /_}.txt" 2>&1
+    echo "conv lab --time $n $layer: exit $?"
+  done
+done
 
 phase "gemm lab: every tile configuration checked, the models' dense layers timed (fp32, 16 bits)"
 timeout 120 build-gpu/bench/kernels/pcnn_gemm_lab > "$out/gemm_lab.txt" 2>&1
