@@ -6,12 +6,15 @@
 # before; compute-sanitizer (memcheck, racecheck) over the op table's convolution cases; the conv
 # lab's timings of every variant on the models' convolutions (fp32 and bf16); the gemm lab; the
 # same-run bench of both trees. The archive is refreshed after each phase: a call cut short by
-# the device's limit still returns what was done (probably two calls in all).
+# the device's limit still returns what was done (probably two calls in all: BC_SKIP below).
 # Everything comes back as branch.tgz, with a summary on stdout.
 # Usage: scripts/device/branch_check.sh BEFORE_TAR   (BEFORE_TAR: `git archive` of the earlier
 #        tree, carried; run from this tree's root)
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+# BC_SKIP="check step ...": phases a second call leaves out, done by the first (check, step,
+# sanitize, timings, gemm, bench); the build and the tests always run.
+wants() { [[ " ${BC_SKIP:-} " != *" $1 "* ]]; }
 results_archive /tmp/pcnn-branch branch.tgz
 
 phase "build and test; the earlier tree's build beside them"
@@ -26,57 +29,71 @@ cmake --build build-gpu -j "$(nproc)" -t pcnn_conv_lab pcnn_gemm_lab pcnn_step_l
 wait "$before_build"
 cat "$out/before_build.txt"
 
-phase "conv lab: every variant against serial"
-timeout 120 build-gpu/bench/kernels/pcnn_conv_lab --check-only > "$out/conv_lab_check.log" 2>&1
-echo "conv lab: exit $?"; tail -3 "$out/conv_lab_check.log"
+if wants check; then
+  phase "conv lab: every variant against serial"
+  timeout 120 build-gpu/bench/kernels/pcnn_conv_lab --check-only > "$out/conv_lab_check.log" 2>&1
+  echo "conv lab: exit $?"; tail -3 "$out/conv_lab_check.log"
+fi
 
-phase "step lab: before, after, after without the tensor-core convolutions, before"
-before=/tmp/before/build-gpu/bench/kernels/pcnn_step_lab
-sweep=(cuda --models lenet5,simard2003,fast3x3 --batches 64,1024 --precisions fp32,bf16
-       --graph-only)
-after=build-gpu/bench/kernels/pcnn_step_lab
-# after_fma: this tree with the tensor-core convolutions off (PCNN_CONV_MMA=0), their share.
-for run in before1 after after_fma before2; do
-  case $run in
-    before*) cmd=("$before") ;;
-    after) cmd=("$after") ;;
-    after_fma) cmd=(env PCNN_CONV_MMA=0 "$after") ;;
-  esac
-  timeout 150 "${cmd[@]}" "${sweep[@]}" > "$out/step_lab_$run.txt" 2>&1
-  echo "step lab $run: exit $?"
-done
-# model batch precision: images/s before1 / after / after_fma / before2
-for f in before1 after after_fma before2; do
-  awk -v f=$f '$1 == "cuda" { print $2, $3, $4, f, $7 }' "$out/step_lab_$f.txt"
-done | awk '{ k = $1 " " $2 " " $3; row[k] = row[k] " " $4 "=" $5 }
-  END { for (k in row) print k ":" row[k] }' | sort | tee "$out/step_lab_table.txt"
-
-phase "compute-sanitizer memcheck: the op table's 16-bit and convolution cases on cuda"
-timeout 240 compute-sanitizer --tool memcheck --print-limit 20 build-gpu/tests/pcnn_tests \
-  --mode test --backend cuda --op conv2d > "$out/memcheck_conv.log" 2>&1
-echo "memcheck: exit $?"; grep -E "ERROR SUMMARY|passed" "$out/memcheck_conv.log" | tail -3
-# The tensor-core kernels' shared memory is written and read across warps between barriers
-# (racecheck is slow: the 16-bit cases only, whose names hold their precision, bf16 or fp16).
-timeout 240 compute-sanitizer --tool racecheck --print-limit 20 build-gpu/tests/pcnn_tests \
-  --mode test --backend cuda --op conv2d_fused --case 16 > "$out/racecheck_conv.log" 2>&1
-echo "racecheck: exit $?"
-grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard" "$out/racecheck_conv.log" | tail -3
-
-phase "conv lab: every variant timed (fp32 and bf16) on the models' convolutions, batch 64 and 1024"
-for n in 64 1024; do
-  for layer in "lenet5 conv1" "lenet5 conv2" "simard conv2"; do
-    timeout 150 build-gpu/bench/kernels/pcnn_conv_lab --time $n "$layer" \
-      > "$out/conv_lab_${n}_${layer// /_}.txt" 2>&1
-    echo "conv lab --time $n $layer: exit $?"
+if wants step; then
+  phase "step lab: before, after, after without the tensor-core convolutions, before"
+  before=/tmp/before/build-gpu/bench/kernels/pcnn_step_lab
+  sweep=(cuda --models lenet5,simard2003,fast3x3 --batches 64,1024 --precisions fp32,bf16
+         --graph-only)
+  after=build-gpu/bench/kernels/pcnn_step_lab
+  # after_fma: this tree with the tensor-core convolutions off (PCNN_CONV_MMA=0), their share.
+  for run in before1 after after_fma before2; do
+    case $run in
+      before*) cmd=("$before") ;;
+      after) cmd=("$after") ;;
+      after_fma) cmd=(env PCNN_CONV_MMA=0 "$after") ;;
+    esac
+    timeout 150 "${cmd[@]}" "${sweep[@]}" > "$out/step_lab_$run.txt" 2>&1
+    echo "step lab $run: exit $?"
   done
-done
+  # model batch precision: images/s before1 / after / after_fma / before2
+  for f in before1 after after_fma before2; do
+    awk -v f=$f '$1 == "cuda" { print $2, $3, $4, f, $7 }' "$out/step_lab_$f.txt"
+  done | awk '{ k = $1 " " $2 " " $3; row[k] = row[k] " " $4 "=" $5 }
+    END { for (k in row) print k ":" row[k] }' | sort | tee "$out/step_lab_table.txt"
+fi
 
-phase "gemm lab: every tile configuration checked, the models' dense layers timed (fp32, 16 bits)"
-timeout 120 build-gpu/bench/kernels/pcnn_gemm_lab > "$out/gemm_lab.txt" 2>&1
-echo "gemm lab: exit $?"; tail -2 "$out/gemm_lab.txt"
+if wants sanitize; then
+  phase "compute-sanitizer memcheck: the op table's 16-bit and convolution cases on cuda"
+  timeout 240 compute-sanitizer --tool memcheck --print-limit 20 build-gpu/tests/pcnn_tests \
+    --mode test --backend cuda --op conv2d > "$out/memcheck_conv.log" 2>&1
+  echo "memcheck: exit $?"; grep -E "ERROR SUMMARY|passed" "$out/memcheck_conv.log" | tail -3
+  # The tensor-core kernels' shared memory is written and read across warps between barriers
+  # (racecheck is slow: the 16-bit cases only, whose names hold their precision, bf16 or fp16).
+  timeout 240 compute-sanitizer --tool racecheck --print-limit 20 build-gpu/tests/pcnn_tests \
+    --mode test --backend cuda --op conv2d_fused --case 16 > "$out/racecheck_conv.log" 2>&1
+  echo "racecheck: exit $?"
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard" "$out/racecheck_conv.log" | tail -3
+fi
 
-phase "same-run bench, earlier tree against this one"
-BA_GPU_ONLY=1 BENCH_BUDGET=${BENCH_BUDGET:-0.5} bash scripts/device/before_after.sh "$1" build-gpu \
-  > "$out/before_after.txt" 2>&1
-tail -8 "$out/before_after.txt"
+if wants timings; then
+  phase "conv lab: every variant timed (fp32, bf16) on the models' convolutions, batch 64 and 1024"
+  for n in 64 1024; do
+    for layer in "lenet5 conv1" "lenet5 conv2" "simard conv2"; do
+      timeout 150 build-gpu/bench/kernels/pcnn_conv_lab --time $n "$layer" \
+        > "$out/conv_lab_${n}_${layer// /_}.txt" 2>&1
+      echo "conv lab --time $n $layer: exit $?"
+    done
+  done
+fi
+
+if wants gemm; then
+  phase "gemm lab: every tile configuration checked, the models' dense layers timed (fp32, 16 bits)"
+  timeout 120 build-gpu/bench/kernels/pcnn_gemm_lab > "$out/gemm_lab.txt" 2>&1
+  echo "gemm lab: exit $?"; tail -2 "$out/gemm_lab.txt"
+fi
+
+if wants bench; then
+  phase "same-run bench, earlier tree against this one"
+  BA_GPU_ONLY=1 BENCH_BUDGET=${BENCH_BUDGET:-0.5} \
+    bash scripts/device/before_after.sh "$1" build-gpu \
+    > "$out/before_after.txt" 2>&1
+  tail -8 "$out/before_after.txt"
+fi
+
 phase "done"
