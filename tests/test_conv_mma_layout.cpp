@@ -10,11 +10,14 @@
 // (conv2d_backward_mma.cu) is checked the same way against dw and db, and its data-gradient
 // kernel's mapping (the forward block on flipped filters) against dx. Integer codes keep every
 // sum exact.
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "backends/cuda/conv_mma_layout.hpp"
+#include "core/pool_math.hpp"
 #include "core/rng.hpp"
 #include "tests/harness.hpp"
 #include "tests/ptx_mma.hpp"
@@ -306,6 +309,29 @@ TEST_CASE("tensor-core convolution: gathered fragments give the convolution, poo
   check_conv("stride 2", shape(2, 5, 11, 9, 11, 3, 2, 2, 1), 1, 16, 5);
   check_conv("wide pad", shape(1, 2, 5, 7, 3, 2, 2, 1, 3), 2, 8, 6);
   check_conv("odd rows", shape(1, 4, 7, 7, 9, 3, 3, 1, 0), 1, 16, 7);
+}
+
+TEST_CASE("tensor-core convolution: a window's corners pool as core/pool_math.hpp pools them") {
+  // Values with ties, signed zeros, infinities and NaNs in every place, so the first-maximum
+  // rule and NaN's comparisons are what decide.
+  const float kinds[] = {1.f, 2.f, -1.f, 0.f, -0.f, INFINITY, -INFINITY, NAN, 0.5f};
+  Pool2dShape s;
+  s.H = s.W = 2;
+  int wrong = 0;
+  for (int code = 0; code < 9 * 9 * 9 * 9; ++code) {
+    float v[4];
+    for (int i = 0, c = code; i < 4; ++i, c /= 9) v[i] = kinds[c % 9];
+    for (bool is_max : {true, false}) {
+      int best = -1, ref_best = -1;
+      const float got = pool_corners(is_max, v, best);
+      const PoolWindow b = pool_window(s, 0, 0);
+      const float want = pool_finish(pool_window_reduce(v, 2, b, is_max, ref_best), b, is_max);
+      const bool same = (std::isnan(got) && std::isnan(want)) ||
+                        std::memcmp(&got, &want, sizeof got) == 0;
+      wrong += !same || (is_max && uint8_t(best) != pool_argmax_byte(s, 0, 0, ref_best));
+    }
+  }
+  CHECK(wrong == 0);
 }
 
 TEST_CASE("tensor-core weight gradient: gathered fragments give dw and db") {

@@ -79,21 +79,10 @@ __device__ __forceinline__ void mma_epilogue_as(const Conv2dShape& s, const FwdO
     if (!live || mma::lane_corner(lane) != 0) return;
     const int window = m >> 2, P2 = P / 2, Q2 = Q / 2;
     const size_t at = (plane * P2 + window / Q2) * Q2 + window % Q2;
-    if (o.pool == PoolKind::Max) {  // the first maximum, row-major, as the Tiled kernel
-      float best_v = v;
-      int best = 0;
-      const float later[3] = {v1, v2, v3};
-#pragma unroll
-      for (int i = 0; i < 3; ++i)
-        if (later[i] > best_v) {
-          best_v = later[i];
-          best = i + 1;
-        }
-      o.y.store(at, best_v);
-      o.argmax[at] = uint8_t(best);
-    } else {
-      o.y.store(at, (((0.f + v) + v1) + v2 + v3) * 0.25f);
-    }
+    const float corners[4] = {v, v1, v2, v3};
+    int best;
+    o.y.store(at, mma::pool_corners(o.pool == PoolKind::Max, corners, best));
+    if (o.pool == PoolKind::Max) o.argmax[at] = uint8_t(best);
   });
 }
 

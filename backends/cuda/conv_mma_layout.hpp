@@ -82,6 +82,22 @@ PCNN_HD inline void a_frag_taps(int ks, int lane, int r, int& row, int& tap) {
   tap = 16 * ks + 2 * t + 8 * (r >> 1);
 }
 
+// A window's four corners (row-major, corner = i * 2 + j) pooled as every other kernel pools
+// (core/pool_math.hpp): max takes the first maximum (comparisons with NaN are false, so a NaN
+// after the first corner never wins) and gives its corner, the argmax byte; avg sums in corner
+// order, then divides.
+PCNN_HD inline float pool_corners(bool is_max, const float (&v)[4], int& best) {
+  best = 0;
+  if (!is_max) return (((0.f + v[0]) + v[1]) + v[2] + v[3]) * 0.25f;
+  float acc = v[0];
+  for (int i = 1; i < 4; ++i)
+    if (v[i] > acc) {
+      acc = v[i];
+      best = i;
+    }
+  return acc;
+}
+
 // Lane's A fragment for the k16 step ks, its rows g and g + 8 at image offsets lo and hi (row_base)
 // in the staged image xs, through the tap offsets.
 PCNN_HD inline void gather_a(const uint16_t* xs, const int* taps, int lo, int hi, int ks, int lane,
