@@ -8,7 +8,8 @@
 // block computes the d(pre-activation) it needs from dy and the kept indices while staging it.
 // Their kernels: conv2d_backward_tiled_kernels.cuh. x, y, dy and dx may be stored in 16 bits
 // (act_io.cuh): the op conv2d_fused_backward_16 runs the same kernels where the plan is Tiled or
-// Split, and by default the Mma variant (the weight gradient on tensor cores) where it fits.
+// Split, and by default the Mma variant (the weight gradient, and at unit stride dx, on tensor
+// cores: conv2d_backward_mma.cu) where it fits.
 #include <algorithm>
 #include <array>
 #include <cstdint>
