@@ -380,7 +380,7 @@ void backward_any(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi
     d = DactSource{tmp, nullptr, nullptr, nullptr, Activation::None, PoolKind::None, 1};
     dact = tmp;
   }
-  const bool auto_mma = plan.variant == ConvBwdVariant::Auto && ctx.conv_mma();
+  const bool auto_mma = plan.variant == ConvBwdVariant::Auto && auto_takes_mma(ctx, s);
   if (!fp32 && (auto_mma || plan.variant == ConvBwdVariant::Mma)) {
     const MmaBackward m = plan_mma(ctx, s, epi, want_dw, want_dx, plan);
     if (m.ok) {
@@ -442,7 +442,7 @@ bool conv2d_backward_native_16(CudaContext& ctx, const Conv2dShape& s, const Con
   if (plan.variant == ConvBwdVariant::Direct) return true;
   if (plan.variant == ConvBwdVariant::Gemm) return false;
   if (plan.variant == ConvBwdVariant::Mma ||
-      (plan.variant == ConvBwdVariant::Auto && ctx.conv_mma())) {
+      (plan.variant == ConvBwdVariant::Auto && auto_takes_mma(ctx, s))) {
     if (plan_mma(ctx, s, epi, want_dw, want_dx, plan).ok) return true;
     if (plan.variant == ConvBwdVariant::Mma) return false;
   }

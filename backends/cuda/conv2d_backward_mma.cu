@@ -78,8 +78,9 @@ __global__ void __launch_bounds__(kDwMmaThreads, 2) conv2d_dw_kernel_mma(DwMmaAr
     for (int j = 0; j < NTW; ++j)
       acc[mt][j][0] = acc[mt][j][1] = acc[mt][j][2] = acc[mt][j][3] = 0.f;
 
-  const int chunk = blockIdx.x, n_end = min(s.N, (chunk + 1) * a.imgs);
-  for (int n = chunk * a.imgs; n < n_end; ++n) {
+  const int chunk = blockIdx.x, n_begin = chunk * a.imgs, n_end = min(s.N, (chunk + 1) * a.imgs);
+  float* out = a.partial + size_t(chunk) * s.K * L.cols;  // this chunk's sums, [K][taps + 1]
+  for (int n = n_begin; n < n_end; ++n) {
     __syncthreads();  // the previous image is no longer read (and the tables are written)
     stage_image16(s, L, a.x, n, xs);
     stage_dact(s, a.d, n, 0, s.K, dstage, L.PQ, s.Q());
@@ -90,6 +91,18 @@ __global__ void __launch_bounds__(kDwMmaThreads, 2) conv2d_dw_kernel_mma(DwMmaAr
       const bool live = row < s.K;
       dwords[row * L.dpitch + e % words_k] = pack16<kF16>(
           live && p0 < L.PQ ? drow[p0] : 0.f, live && p0 + 1 < L.PQ ? drow[p0 + 1] : 0.f);
+    }
+    // db from the fp32 d(pre-activation), not from its 16-bit words through the ones column: a
+    // bias sums many terms of either sign, whose roundings add up (the op table's bf16 case
+    // N2 C3 8x9 K4 missed by 3x its tolerance on the H100). Warp w sums the rows w, w + 8, ...;
+    // lane 0 keeps the chunk's running sum in its own slot, in image order.
+    for (int k = warp; k < s.K; k += warps) {
+      float v = 0.f;
+      for (int p = lane; p < L.PQ; p += 32) v += dstage[k * L.PQ + p];
+#pragma unroll
+      for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+      float& slot = out[k * L.cols + L.cols - 1];
+      if (lane == 0) slot = n == n_begin ? v : slot + v;
     }
     __syncthreads();
     for (int ks = 0; ks < ksteps; ++ks) {
@@ -110,13 +123,12 @@ __global__ void __launch_bounds__(kDwMmaThreads, 2) conv2d_dw_kernel_mma(DwMmaAr
       }
     }
   }
-  // This chunk's sums, [K][taps + 1].
-  float* out = a.partial + size_t(chunk) * s.K * L.cols;
+  // This chunk's weight-gradient sums (the ones column's, db, is written above in fp32).
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt)
     for_each_accumulator<NTW>(lane, [&](int j, int c, int row, int col) {
       const int k = mt * 16 + row, tap = (warp + j * warps) * 8 + col;
-      if (k < s.K && tap < L.cols) out[k * L.cols + tap] = acc[mt][j][c];
+      if (k < s.K && tap < L.cols - 1) out[k * L.cols + tap] = acc[mt][j][c];
     });
 }
 

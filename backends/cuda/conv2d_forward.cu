@@ -372,7 +372,7 @@ Choice resolve(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
                const ConvForwardPlan& plan, bool sixteen) {
   if (plan.variant != ConvFwdVariant::Auto)
     return choose(ctx, s, epi, plan, plan.variant, sixteen);
-  if (sixteen && ctx.conv_mma()) {
+  if (sixteen && auto_takes_mma(ctx, s)) {
     const Choice mma = choose_mma(s, epi, true);
     if (fits(mma) && (epi.pool == PoolKind::None || mma.pw == 2)) return mma;
   }

@@ -46,8 +46,9 @@ class CudaBackend : public Backend {
   PCNN_OVERRIDE(linear_backward_16)
   // So no layer stages for them: the convolutions' composed fallback stages in the context.
   Staging16 stages_16bit() const override { return {false, false}; }
-  // The 16-bit dense layers, convolution forward and weight gradient run on tensor cores
-  // (gemm_mma.cuh, conv2d_forward_mma.cuh, conv2d_backward_mma.cu).
+  // The 16-bit dense layers, convolution forward and weight gradient may run on tensor cores
+  // (gemm_mma.cuh, conv2d_forward_mma.cuh, conv2d_backward_mma.cu; where they pay, or always
+  // with PCNN_MMA=1).
   bool rounds_16bit_products(Op op) const override {
     return op == Op::linear_forward_16 || op == Op::linear_backward_16 ||
            op == Op::conv2d_fused_forward_16 || op == Op::conv2d_fused_backward_16;

@@ -63,8 +63,8 @@ CudaContext::CudaContext(int device) : device_(device) {
     const char* split = std::getenv("PCNN_CONV_SPLIT");
     if (split && (split[0] == '0' || split[0] == '1') && !split[1])
       forced_conv_split_ = split[0] - '0';
-    const char* mma = std::getenv("PCNN_CONV_MMA");
-    conv_mma_ = !(mma && std::string(mma) == "0");
+    const char* mma = std::getenv("PCNN_MMA");
+    if (mma && (mma[0] == '0' || mma[0] == '1') && !mma[1]) mma_ = mma[0] - '0';
     const char* log = std::getenv("PCNN_CUDA_LOG");
     log_choices_ = log && std::string(log) == "1";
     PCNN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));

@@ -37,10 +37,13 @@ class CudaContext {
   // capability 9.0 and up unless PCNN_DEPENDENT_LAUNCH=0 (a measuring aid: the same binary with
   // and without them).
   bool dependent_launches() const { return dependent_launches_; }
-  // Whether Auto picks the tensor-core convolutions for 16-bit activations (conv2d_forward_mma.cuh,
-  // conv2d_backward_mma.cu) where they fit: yes unless PCNN_CONV_MMA=0 (a measuring aid, as the
-  // one above: the FMA kernels' native 16-bit forms in the same binary).
-  bool conv_mma() const { return conv_mma_; }
+  // Whether Auto may pick the tensor-core kernels for 16-bit activations (the convolutions'
+  // conv2d_forward_mma.cuh and conv2d_backward_mma.cu, the dense layers' gemm_mma.cuh): PCNN_MMA=0
+  // never (a measuring aid, as the one above: the FMA kernels' native 16-bit forms in the same
+  // binary), 1 wherever they fit (the test suite's small cases run them so), unset where they
+  // pay (conv2d.cuh auto_takes_mma, gemm.cu run_as).
+  bool mma_allowed() const { return mma_ != 0; }
+  bool mma_forced() const { return mma_ == 1; }
 
   // ---- choices made by timing ----------------------------------------------------------------
   // The convolution backward's one launch or two (conv2d_backward.cu) is timed on a shape's first
@@ -99,7 +102,7 @@ class CudaContext {
   int smem_optin_floats_ = 0;
   bool dependent_launches_ = false;
   int forced_conv_split_ = -1;
-  bool conv_mma_ = true;
+  int mma_ = -1;  // PCNN_MMA: 0, 1, or -1 unset
   bool log_choices_ = false;
   std::map<ChoiceKey, bool> conv_split_;  // key -> Split was faster
   std::string name_;

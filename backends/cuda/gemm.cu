@@ -358,13 +358,28 @@ void run_mma(CudaContext& ctx, GemmVariant v, Precision p, const P0& p0, const P
   else launch_mma<MmaTileSmall>(ctx, p, p0, p1);
 }
 
-// fp32 problems on the FMA tiles, 16-bit ones on the tensor-core tiles unless a variant of the
-// FMA tiles is asked for (the kernel lab's comparison).
+// The multiply-adds from which Auto takes the tensor-core tiles for a 16-bit problem. Gemm lab,
+// H100, 2026-12-05, bf16: the FMA tiles reading 16 bits were faster on every LeNet-5 dense layer
+// at batch 64 and 1024 (1024x400->120 forward 14.0 us vs 15.6; 1024x120->84 backward 11.8 vs
+// 20.8; 64x400->120 forward 3.5x), the tensor cores only on Simard's 1024x1250->100 (128M:
+// forward 26.5 us vs 34.0 for fp32's FMA tiles). Between 49M and 128M: a guess.
+constexpr double kMmaMinMacs = 64e6;
+
+template <class P0, class P1>
+bool tensor_cores_pay(const CudaContext& ctx, const P0& p0, const P1* p1) {
+  if (!ctx.mma_allowed()) return false;
+  if (ctx.mma_forced()) return true;
+  const auto macs = [](const auto& q) { return double(q.M) * q.N * q.K; };
+  return macs(p0) + (p1 ? macs(*p1) : 0.0) >= kMmaMinMacs;
+}
+
+// fp32 problems on the FMA tiles; 16-bit ones on the tensor-core tiles where they pay (above) or
+// are asked for, else on the FMA tiles reading and writing 16 bits.
 template <class S, class P0, class P1>
 void run_as(CudaContext& ctx, S io, GemmVariant v, const P0& p0, const P1* p1) {
   const bool tensor = v == GemmVariant::Mma || v == GemmVariant::MmaLarge;
   if constexpr (std::is_same_v<S, Bits16Store>) {
-    if (tensor || v == GemmVariant::Auto) {
+    if (tensor || (v == GemmVariant::Auto && tensor_cores_pay(ctx, p0, p1))) {
       run_mma(ctx, v, io.prec, p0, p1);
       return;
     }

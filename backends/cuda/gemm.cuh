@@ -16,7 +16,8 @@ namespace pcnn::cuda {
 // Auto: Large when it gives every multiprocessor a tile and every K is long (>= 256), else
 // MediumSplitK when it gives half of them one, else SmallSplitK. Mma / MmaLarge: tensor-core
 // tiles of 32 x 32 / 64 x 64 (gemm_mma.cuh), for the 16-bit linear problems only, which Auto
-// gives them (MmaLarge when it gives every multiprocessor a tile).
+// gives them from 64M multiply-adds up (gemm.cu; MmaLarge when it gives every multiprocessor a
+// tile).
 enum class GemmVariant {
   Auto, Naive, Small, SmallDeep, SmallSplitK, Medium, MediumSplitK, Large, Mma, MmaLarge
 };

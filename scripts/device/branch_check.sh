@@ -2,7 +2,7 @@
 # A kernel change prepared without a GPU, checked and measured on the GPU machine, most telling
 # first: build and the whole test suite, beside them the earlier tree's build; the conv lab's
 # checks of every variant against serial; the step lab (graph-replayed training steps of LeNet-5,
-# Simard 2003 and fast3x3, fp32 and bf16) in the order before, after, after with PCNN_CONV_MMA=0,
+# Simard 2003 and fast3x3, fp32 and bf16) in the order before, after, after with PCNN_MMA=0,
 # before; compute-sanitizer (memcheck, racecheck) over the op table's convolution cases; the conv
 # lab's timings of every variant on the models' convolutions (fp32 and bf16); the gemm lab; the
 # same-run bench of both trees. The archive is refreshed after each phase: a call cut short by
@@ -13,7 +13,7 @@
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 # BC_SKIP="check step ...": phases a second call leaves out, done by the first (check, step,
-# sanitize, timings, gemm, bench); the build and the tests always run.
+# sanitize, timings, gemm, bench, train); the build and the tests always run.
 wants() { [[ " ${BC_SKIP:-} " != *" $1 "* ]]; }
 results_archive /tmp/pcnn-branch branch.tgz
 
@@ -38,15 +38,15 @@ fi
 if wants step; then
   phase "step lab: before, after, after without the tensor-core convolutions, before"
   before=/tmp/before/build-gpu/bench/kernels/pcnn_step_lab
-  sweep=(cuda --models lenet5,simard2003,fast3x3 --batches 64,1024 --precisions fp32,bf16
+  sweep=(cuda --models lenet5,simard2003,fast3x3 --batches 64,256,1024 --precisions fp32,bf16
          --graph-only)
   after=build-gpu/bench/kernels/pcnn_step_lab
-  # after_fma: this tree with the tensor-core convolutions off (PCNN_CONV_MMA=0), their share.
+  # after_fma: this tree with the tensor-core convolutions off (PCNN_MMA=0), their share.
   for run in before1 after after_fma before2; do
     case $run in
       before*) cmd=("$before") ;;
       after) cmd=("$after") ;;
-      after_fma) cmd=(env PCNN_CONV_MMA=0 "$after") ;;
+      after_fma) cmd=(env PCNN_MMA=0 "$after") ;;
     esac
     timeout 150 "${cmd[@]}" "${sweep[@]}" > "$out/step_lab_$run.txt" 2>&1
     echo "step lab $run: exit $?"
@@ -60,6 +60,8 @@ fi
 
 if wants sanitize; then
   phase "compute-sanitizer memcheck: the op table's 16-bit and convolution cases on cuda"
+  # PCNN_MMA=1: the op table's cases are small, below where Auto takes the tensor cores.
+  export PCNN_MMA=1
   timeout 240 compute-sanitizer --tool memcheck --print-limit 20 build-gpu/tests/pcnn_tests \
     --mode test --backend cuda --op conv2d > "$out/memcheck_conv.log" 2>&1
   echo "memcheck: exit $?"; grep -E "ERROR SUMMARY|passed" "$out/memcheck_conv.log" | tail -3
@@ -69,6 +71,7 @@ if wants sanitize; then
     --mode test --backend cuda --op conv2d_fused --case 16 > "$out/racecheck_conv.log" 2>&1
   echo "racecheck: exit $?"
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|hazard" "$out/racecheck_conv.log" | tail -3
+  unset PCNN_MMA
 fi
 
 if wants timings; then
@@ -94,6 +97,29 @@ if wants bench; then
     bash scripts/device/before_after.sh "$1" build-gpu \
     > "$out/before_after.txt" 2>&1
   tail -8 "$out/before_after.txt"
+fi
+
+if wants train; then
+  phase "training: LeNet-5 fp32 and bf16 seeds 1-3, --recipe fast seeds 1-10 with and without teardown; bf16 bench"
+  data=(--data .deps/device/fashion-mnist --backend cuda)
+  for p in fp32 bf16; do
+    for seed in 1 2 3; do
+      /usr/bin/time -f "%e s" build-gpu/pcnn train "${data[@]}" --precision $p --seed $seed \
+        --quiet > "$out/train_${p}_$seed.txt" 2>&1
+      echo "$p seed $seed: $(grep -E '^final' "$out/train_${p}_$seed.txt") $(tail -1 "$out/train_${p}_$seed.txt")"
+    done
+  done
+  for teardown in with without; do
+    for seed in 1 2 3 4 5 6 7 8 9 10; do
+      env $([ $teardown = without ] && echo PCNN_EXIT_WITHOUT_TEARDOWN=1) /usr/bin/time -f "%e s" \
+        build-gpu/pcnn train "${data[@]}" --recipe fast --seed $seed --quiet \
+        > "$out/fast_${teardown}_$seed.txt" 2>&1
+      echo "fast $teardown teardown seed $seed: $(grep -E '^final' "$out/fast_${teardown}_$seed.txt" | cut -c1-60) $(tail -1 "$out/fast_${teardown}_$seed.txt")"
+    done
+  done
+  build-gpu/pcnn bench --models lenet5,simard2003 --batch-sizes 64,256,1024 --backends cuda,cudnn \
+    --precision bf16 --budget 0.5 --per-layer none > "$out/bench_bf16.log" 2>&1
+  grep -E "^(cudnn|cuda) +(lenet5|simard2003) +[0-9]+ +[0-9.]+ \[" "$out/bench_bf16.log"
 fi
 
 phase "done"
