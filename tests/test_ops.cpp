@@ -46,13 +46,18 @@ TEST_CASE("memory: upload, copy, fill, download round trip") {
 // around the fp32 sums, so they must give the bits of the composed default exactly: any
 // difference is a load, a store or a plan that differs from the fp32 op's. A form that rounds
 // its fp32 operands for tensor cores (Backend::rounds_16bit_products: cuda's dense layers) is held
-// to the op table's 16-bit tolerance instead. On a backend without its own forms both runs take
-// the default: the check is then that it repeats.
+// to the op table's 16-bit tolerance instead. On a backend without its own forms (one that
+// stages for the op) both runs take the default: the check is then that it repeats, within the
+// 16-bit tolerance, since its fp32 kernels need not repeat their bits (cudnn takes a
+// nondeterministic algorithm when no deterministic one is within 10 % of it, and a one-ulp fp32
+// difference at a rounding boundary moves the stored 16-bit value a whole step: seen on the H100,
+// fp16 conv dx, one element in 25,088).
 TEST_CASE("16-bit fused ops: the backend's own form gives the composed default's bits") {
   for (const OpCase& c : table()) {
     if (!is_fused_16(c.op)) continue;
     OpCase composed = composed_16(c);
-    if (!backend().rounds_16bit_products(c.op)) composed.tol = kExact;
+    const bool own_form = !stages_for(backend().stages_16bit(), c.op);
+    if (own_form && !backend().rounds_16bit_products(c.op)) composed.tol = kExact;
     const Verdict v =
         compare_outputs(composed, run_case(backend(), c), run_case(backend(), composed));
     CHECK_MESSAGE(v.ok, "backend " << backend_name() << ", case " << c.label()
