@@ -58,7 +58,7 @@ struct ConvBackwardPlan {
 };
 
 // Whether Auto takes Mma for a 16-bit case it fits (PCNN_MMA=0: never, 1: always). Conv
-// lab, H100, 2026-12-05: at batch 1024 Mma takes 0.55-0.65 of the best FMA kernel's time on
+// lab, H100, 2026-12-05: at batch 1024 Mma takes 0.58-0.67 of the best FMA kernel's time on
 // LeNet-5 conv2 and Simard 2003 conv2, forward and backward; at batch 64 it is level or slower
 // (LeNet-5 conv2 backward 31.4 vs 24.4 us, Simard conv2 forward 15.7 vs 8.7 us); with one input
 // channel (LeNet-5 conv1: its k16 steps mostly padding) 19.3 vs 4.8 us at 64, level at 1024.
