@@ -361,8 +361,9 @@ void run_mma(CudaContext& ctx, GemmVariant v, Precision p, const P0& p0, const P
 // The multiply-adds from which Auto takes the tensor-core tiles for a 16-bit problem. Gemm lab,
 // H100, 2026-12-05, bf16: the FMA tiles reading 16 bits were faster on every LeNet-5 dense layer
 // at batch 64 and 1024 (1024x400->120 forward 14.0 us vs 15.6; 1024x120->84 backward 11.8 vs
-// 20.8; 64x400->120 forward 3.5x), the tensor cores only on Simard's 1024x1250->100 (128M:
-// forward 26.5 us vs 34.0 for fp32's FMA tiles). Between 49M and 128M: a guess.
+// 20.8; 64x400->120 forward 5.1 vs 15.4), the tensor cores on Simard's 1024x1250->100 (128M:
+// forward 26.4 us vs 34.8) and the mlp's 1024x784->300 (241M: 36.3 vs 51.3). Between 49M and
+// 128M: a guess.
 constexpr double kMmaMinMacs = 64e6;
 
 template <class P0, class P1>
