@@ -491,9 +491,9 @@ void CudaBackend::conv2d_fused_backward(const Conv2dShape& s, const ConvEpilogue
                               cuda::ConvBackwardPlan{});
 }
 
-// Native where the plan is Tiled or Split (every block reads and writes the 16-bit tensors
-// itself); elsewhere the composed default, on the context's staging when the layer passes none
-// (stages_16bit).
+// Native where the plan is Mma, Tiled, Split or Direct (every kernel reads and writes the 16-bit
+// tensors itself: conv2d_backward_native_16); elsewhere the composed default, on the context's
+// staging when the layer passes none (stages_16bit).
 void CudaBackend::conv2d_fused_backward_16(Precision p, const Conv2dShape& s,
                                            const ConvEpilogue& epi, const uint16_t* x,
                                            const float* w, const ConvKept& kept,

@@ -540,8 +540,8 @@ void CudaBackend::conv2d_fused_forward(const Conv2dShape& s, const ConvEpilogue&
   cuda::conv2d_fused_forward(*this, s, epi, x, w, b, kept, scratch, y, cuda::ConvForwardPlan{});
 }
 
-// Native where the kernel writes y itself (Tiled, Ring, Direct with the pooling fused or none);
-// elsewhere the composed default, on the context's staging when the layer passes none
+// Native where the kernel writes y itself (Mma, Tiled, Ring, Direct with the pooling fused or
+// none); elsewhere the composed default, on the context's staging when the layer passes none
 // (stages_16bit).
 void CudaBackend::conv2d_fused_forward_16(Precision p, const Conv2dShape& s,
                                           const ConvEpilogue& epi, const uint16_t* x,
