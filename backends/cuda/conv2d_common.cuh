@@ -77,10 +77,18 @@ __device__ __forceinline__ float dact_at(const Conv2dShape& s, const DactSource&
   return d.act == Activation::None ? v : v * activation_derivative(d.act, d.act_out[i]);
 }
 
+// dy or y element i: F32 true reads fp32 with no test of the format (the caller checked it once
+// for the whole staging loop), false goes through ActIn::load.
+template <bool F32>
+__device__ __forceinline__ float load_act(const ActIn& a, size_t i) {
+  if constexpr (F32) return static_cast<const float*>(a.p)[i];
+  return a.load(i);
+}
+
 // Whole block: dst[kk*pitch_k + p*pitch_row + q] = d(pre-activation)(n, k0+kk, p, q) for kk < kt
-// (zero where k0+kk >= K), with d.act == A. Pooled sources are walked window by window: a
-// window's dy, index and output are read once.
-template <Activation A>
+// (zero where k0+kk >= K), with d.act == A; F32: dy and y are fp32 (load_act). Pooled sources are
+// walked window by window: a window's dy, index and output are read once.
+template <Activation A, bool F32>
 __device__ __forceinline__ void stage_dact_as(const Conv2dShape& s, const DactSource& d, int n,
                                               int k0, int kt, float* dst, int pitch_k,
                                               int pitch_row) {
@@ -93,8 +101,8 @@ __device__ __forceinline__ void stage_dact_as(const Conv2dShape& s, const DactSo
       float v = 0.f;
       if (k < s.K) {
         const size_t i = (size_t(n) * s.K + k) * P * Q + p * Q + q;
-        v = d.dy.load(i);
-        if constexpr (A != Activation::None) v *= activation_derivative<A>(d.y.load(i));
+        v = load_act<F32>(d.dy, i);
+        if constexpr (A != Activation::None) v *= activation_derivative<A>(load_act<F32>(d.y, i));
       }
       dst[kk * pitch_k + p * pitch_row + q] = v;
     }
@@ -117,10 +125,10 @@ __device__ __forceinline__ void stage_dact_as(const Conv2dShape& s, const DactSo
       continue;
     }
     const size_t o = ((size_t(n) * s.K + k) * P2 + pp) * Q2 + pq;
-    const float g = d.dy.load(o);
+    const float g = load_act<F32>(d.dy, o);
     if (d.pool == PoolKind::Max) {  // the window's gradient at its kept maximum, 0 elsewhere
       float gm = g;
-      if constexpr (A != Activation::None) gm *= activation_derivative<A>(d.y.load(o));
+      if constexpr (A != Activation::None) gm *= activation_derivative<A>(load_act<F32>(d.y, o));
       const int best = d.argmax[o];
       for (int a = 0; a < pw; ++a)
         for (int b = 0; b < pw; ++b) out[a * pitch_row + b] = a * pw + b == best ? gm : 0.f;
@@ -136,11 +144,18 @@ __device__ __forceinline__ void stage_dact_as(const Conv2dShape& s, const DactSo
   }
 }
 
-// The activation picked once per thread, not per element (see forward_epilogue).
+// The activation and the storage format picked once per thread, not per element (see
+// forward_epilogue): the fp32 loop reads as it did before the 16-bit formats (H100, session 19:
+// with a format test per load the fp32 conv backward was 3-17 % slower a layer).
 __device__ __forceinline__ void stage_dact(const Conv2dShape& s, const DactSource& d, int n, int k0,
                                            int kt, float* dst, int pitch_k, int pitch_row) {
+  const bool f32 = d.dy.prec == Precision::F32 && d.y.prec == Precision::F32;
   dispatch_activation(d.act, [&](auto tag) {
-    stage_dact_as<decltype(tag)::value>(s, d, n, k0, kt, dst, pitch_k, pitch_row);
+    constexpr Activation A = decltype(tag)::value;
+    if (f32)
+      stage_dact_as<A, true>(s, d, n, k0, kt, dst, pitch_k, pitch_row);
+    else
+      stage_dact_as<A, false>(s, d, n, k0, kt, dst, pitch_k, pitch_row);
   });
 }
 
