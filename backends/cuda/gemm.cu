@@ -2,6 +2,7 @@
 // gemm_tile.cuh; the "problems" below only say how operands are read and results written, which
 // is where the fusing lives. The activation is a template argument of the linear problems, picked
 // once per launch (dispatch_activation), so a new activation needs no edit here.
+#include <algorithm>
 #include <type_traits>
 
 #include "backends/cuda/common.cuh"
@@ -363,7 +364,8 @@ void run_mma(CudaContext& ctx, GemmVariant v, Precision p, const P0& p0, const P
 // at batch 64 and 1024 (1024x400->120 forward 14.0 us vs 15.6; 1024x120->84 backward 11.8 vs
 // 20.8; 64x400->120 forward 5.1 vs 15.4), the tensor cores on Simard's 1024x1250->100 (128M:
 // forward 26.4 us vs 34.8) and the mlp's 1024x784->300 (241M: 36.3 vs 51.3). Between 49M and
-// 128M: a guess.
+// 128M: a guess. The backward's two problems are judged by the larger: their sum put LeNet-5's
+// fc1 backward at 1024 (2 x 49M) on the tensor tiles, 24.5 us against the FMA tiles' 23.8.
 constexpr double kMmaMinMacs = 64e6;
 
 template <class P0, class P1>
@@ -371,7 +373,7 @@ bool tensor_cores_pay(const CudaContext& ctx, const P0& p0, const P1* p1) {
   if (!ctx.mma_allowed()) return false;
   if (ctx.mma_forced()) return true;
   const auto macs = [](const auto& q) { return double(q.M) * q.N * q.K; };
-  return macs(p0) + (p1 ? macs(*p1) : 0.0) >= kMmaMinMacs;
+  return std::max(macs(p0), p1 ? macs(*p1) : 0.0) >= kMmaMinMacs;
 }
 
 // fp32 problems on the FMA tiles; 16-bit ones on the tensor-core tiles where they pay (above) or
