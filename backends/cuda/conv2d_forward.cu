@@ -8,8 +8,9 @@
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/conv2d.cuh"
 #include "backends/cuda/conv2d_common.cuh"
-#include "backends/cuda/conv2d_forward_mma.cuh"
+#include "backends/cuda/conv2d_forward_mma_launch.hpp"
 #include "backends/cuda/conv2d_forward_out.cuh"
+#include "backends/cuda/conv_mma_layout.hpp"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/gemm.cuh"
 #include "backends/cuda/launch.cuh"
@@ -421,34 +422,11 @@ void launch_pw(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const A
   else launch_rs<KPT, 1>(ctx, ch, s, x, w, o);
 }
 
-template <int NT, int PW>
-void launch_mma_as(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const ActIn& x,
-                   const float* w, const FwdOut& o) {
-  const int mtiles = ceil_div(mma::mma_rows(s, PW), 16);
-  const int threads = 32 * (mtiles < kConvMmaThreads / 32 ? mtiles : kConvMmaThreads / 32);
-  const size_t smem = size_t(ch.smem_floats) * sizeof(float);
-  const auto* x16 = static_cast<const uint16_t*>(x.p);
-  if (x.prec == Precision::F16)
-    launch(ctx, "conv2d_forward_kernel_mma", conv2d_forward_kernel_mma<NT, PW, true>,
-           s.N * ch.ktiles, threads, smem, s, x16, w, o, ch.ktiles);
-  else
-    launch(ctx, "conv2d_forward_kernel_mma", conv2d_forward_kernel_mma<NT, PW, false>,
-           s.N * ch.ktiles, threads, smem, s, x16, w, o, ch.ktiles);
-}
-
-template <int NT>
-void launch_mma_pw(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const ActIn& x,
-                   const float* w, const FwdOut& o) {
-  if (ch.pw == 2) launch_mma_as<NT, 2>(ctx, ch, s, x, w, o);
-  else launch_mma_as<NT, 1>(ctx, ch, s, x, w, o);
-}
-
 void launch_mma(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const ActIn& x,
                 const float* w, const FwdOut& o) {
   PCNN_CHECK(x.prec != Precision::F32, "cuda conv2d forward: the tensor-core kernel is 16-bit");
-  if (ch.kpt == 4) launch_mma_pw<4>(ctx, ch, s, x, w, o);
-  else if (ch.kpt == 2) launch_mma_pw<2>(ctx, ch, s, x, w, o);
-  else launch_mma_pw<1>(ctx, ch, s, x, w, o);
+  launch_conv2d_forward_mma(ctx, ch.kpt, ch.pw, ch.ktiles, ch.smem_floats, s, x.prec,
+                            static_cast<const uint16_t*>(x.p), w, o);
 }
 
 // Whether the kernel itself writes y (fused pooling, or none): a 16-bit y then needs nothing

@@ -41,7 +41,7 @@ class CudaContext {
   // conv2d_forward_mma.cuh and conv2d_backward_mma.cu, the dense layers' gemm_mma.cuh): PCNN_MMA=0
   // never (a measuring aid, as the one above: the FMA kernels' native 16-bit forms in the same
   // binary), 1 wherever they fit (the test suite's small cases run them so), unset where they
-  // pay (conv2d.cuh auto_takes_mma, gemm.cu run_as).
+  // pay (conv2d.cuh auto_takes_mma, linear_16.cu run_16).
   bool mma_allowed() const { return mma_ != 0; }
   bool mma_forced() const { return mma_ == 1; }
 

@@ -13,11 +13,11 @@ namespace pcnn::cuda {
 // Naive: one thread per output, for the lab's "before". Small/SmallDeep/Medium/Large: tile
 // configs of gemm_tile.cuh. SmallSplitK: small tiles with long K ranges split over several
 // blocks (summed in a fixed order by the tile's last block); MediumSplitK splits only K >= 512.
-// Auto: Large when it gives every multiprocessor a tile and every K is long (>= 256), else
-// MediumSplitK when it gives half of them one, else SmallSplitK. Mma / MmaLarge: tensor-core
-// tiles of 32 x 32 / 64 x 64 (gemm_mma.cuh), for the 16-bit linear problems only, which Auto
-// gives them from 64M multiply-adds up (gemm.cu; MmaLarge when it gives every multiprocessor a
-// tile).
+// Auto (gemm_run.cuh): Large when it gives every multiprocessor a tile and every K is long
+// (>= 256), else MediumSplitK when it gives two thirds of them one and every K fills a K step
+// (>= 32), else SmallSplitK. Mma / MmaLarge: tensor-core tiles of 32 x 32 / 64 x 64
+// (gemm_mma.cuh), for the 16-bit linear problems only, which Auto gives them from 64M
+// multiply-adds up (linear_16.cu; MmaLarge when it gives every multiprocessor a tile).
 enum class GemmVariant {
   Auto, Naive, Small, SmallDeep, SmallSplitK, Medium, MediumSplitK, Large, Mma, MmaLarge
 };
@@ -50,14 +50,15 @@ void linear_backward_16(CudaContext& ctx, Precision p, int N, int in, int out, A
                         uint16_t* dx, float* dw, float* db,
                         GemmVariant variant = GemmVariant::Auto);
 
-// The convolution forward as an implicit GEMM on the same tiles (any shape; conv2d_forward.cu's
-// fallback): x (N,C,H,W), w (K,C,R,S), b (K) or nullptr -> act_out (N,K,P,Q) = act(conv + b).
+// The convolution forward as an implicit GEMM on the same tiles (conv2d_gemm.cu; any shape;
+// conv2d_forward.cu's fallback): x (N,C,H,W), w (K,C,R,S), b (K) or nullptr -> act_out
+// (N,K,P,Q) = act(conv + b).
 void conv2d_forward_gemm(CudaContext& ctx, const Conv2dShape& s, Activation act, const float* x,
                          const float* w, const float* b, float* act_out);
 
-// The convolution backward as implicit GEMMs on the same tiles (any shape; conv2d_backward.cu's
-// fallback): dact (N,K,P,Q) = d(act_out), materialised; x (N,C,H,W), w (K,C,R,S) -> dw (K,C,R,S),
-// db (K), dx (N,C,H,W), each skipped if nullptr, each overwritten.
+// The convolution backward as implicit GEMMs on the same tiles (conv2d_gemm.cu; any shape;
+// conv2d_backward.cu's fallback): dact (N,K,P,Q) = d(act_out), materialised; x (N,C,H,W),
+// w (K,C,R,S) -> dw (K,C,R,S), db (K), dx (N,C,H,W), each skipped if nullptr, each overwritten.
 void conv2d_backward_gemm(CudaContext& ctx, const Conv2dShape& s, const float* dact,
                           const float* x, const float* w, float* dx, float* dw, float* db);
 
