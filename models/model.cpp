@@ -123,6 +123,7 @@ ActivationBytes activation_bytes(const std::vector<std::unique_ptr<Layer>>& laye
     largest_output = std::max(largest_output, l->output_shape().size());
   }
   b.gradients = 2 * largest_output * bytes;
+  b.staging_floats = largest_staging;
   b.workspace = largest_workspace * sizeof(float);
   if (precision != Precision::F32 && !layers.empty()) {
     const size_t logits = layers.back()->output_shape().size();
@@ -224,9 +225,8 @@ void Model::allocate(const std::vector<float>& host, const std::vector<float>& h
     for (auto& l : layers_) l->bind_workspace(workspace_.get());
   }
   if (is16()) {
-    size_t staging = 0;
-    for (auto& l : layers_) staging = std::max(staging, l->staging_floats_per_sample(staged));
-    if (staging) staging_ = DeviceArray<float>(be_, batch * staging);
+    if (per_sample.staging_floats)
+      staging_ = DeviceArray<float>(be_, batch * per_sample.staging_floats);
     for (auto& l : layers_) l->bind_staging(staging_.get());
     input16_ = DeviceArray<uint16_t>(be_, batch * layers_.front()->input_shape().size());
     logits32_ = DeviceArray<float>(be_, batch * size_t(spec_.classes));

@@ -104,6 +104,7 @@ struct ActivationBytes {
   // 16-bit models: the rounded input, fp32 logits and their gradient, and the staging floats
   // of the layer with the largest need (transient, like the workspace)
   size_t conversion = 0;
+  size_t staging_floats = 0;  // that largest need, in floats (Model::allocate sizes it so)
   size_t total() const { return outputs + kept + gradients + workspace + conversion; }
 };
 // outputs and gradients in the precision's storage bytes (core/precision.hpp).
