@@ -8,4 +8,6 @@ cmake --preset sanitize >/dev/null
 cmake --build --preset sanitize -j "$(nproc)"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-ctest --preset sanitize
+# The tests side by side, one a core: under the sanitizers they take five times as long, and most
+# of them run one thread or wait on a child process (313 s one at a time on 2 cores, session 20).
+ctest --preset sanitize -j "$(nproc)"

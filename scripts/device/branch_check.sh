@@ -5,7 +5,7 @@
 # Simard 2003 and fast3x3, fp32 and bf16) in the order before, after, after with PCNN_MMA=0,
 # before; compute-sanitizer (memcheck, racecheck) over the op table's convolution cases; the conv
 # lab's timings of every variant on the models' convolutions (fp32 and bf16); the gemm lab; the
-# same-run bench of both trees. The archive is refreshed after each phase: a call cut short by
+# same-run bench of both trees; `--recipe fast` of both, interleaved. The archive is refreshed after each phase: a call cut short by
 # the device's limit still returns what was done (probably two calls in all: BC_SKIP below).
 # Everything comes back as branch.tgz, with a summary on stdout.
 # Usage: scripts/device/branch_check.sh BEFORE_TAR   (BEFORE_TAR: `git archive` of the earlier
@@ -13,7 +13,7 @@
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 # BC_SKIP="check step ...": phases a second call leaves out, done by the first (check, step,
-# sanitize, timings, gemm, bench, train); the build and the tests always run.
+# sanitize, timings, gemm, bench, tta, train); the build and the tests always run.
 wants() { [[ " ${BC_SKIP:-} " != *" $1 "* ]]; }
 results_archive /tmp/pcnn-branch branch.tgz
 
@@ -97,6 +97,22 @@ if wants bench; then
     bash scripts/device/before_after.sh "$1" build-gpu \
     > "$out/before_after.txt" 2>&1
   tail -8 "$out/before_after.txt"
+fi
+
+if wants tta; then
+  phase "time to accuracy: --recipe fast, seeds 1-10, the earlier tree and this one interleaved"
+  fast=(--data .deps/device/fashion-mnist --backend cuda --recipe fast --quiet --timings)
+  build-gpu/pcnn train "${fast[@]}" --epochs 1 --limit 1000 > /dev/null 2>&1  # page cache, data cache
+  for seed in 1 2 3 4 5 6 7 8 9 10; do
+    for tree in before after; do
+      bin=build-gpu/pcnn; [ $tree = before ] && bin=/tmp/before/build-gpu/pcnn
+      /usr/bin/time -f "wall %e s" $bin train "${fast[@]}" --seed $seed \
+        > "$out/tta_${tree}_$seed.txt" 2>&1
+      echo "$tree seed $seed: $(grep -E '^final' "$out/tta_${tree}_$seed.txt" | cut -c1-28)" \
+        "first two steps $(awk '/^first 2 steps/ { print $NF }' "$out/tta_${tree}_$seed.txt") s," \
+        "$(tail -1 "$out/tta_${tree}_$seed.txt")"
+    done
+  done
 fi
 
 if wants train; then

@@ -25,6 +25,13 @@ metrics+=,smsp__sass_thread_inst_executed_op_fmul_pred_on.sum
 metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active
 metrics+=,launch__grid_size,launch__block_size,launch__registers_per_thread
 metrics+=,launch__shared_mem_per_block_dynamic,launch__shared_mem_per_block_static
+# The tensor-core kernels' warp instructions on the HMMA pipe and its busy share, where this ncu
+# knows them (names vary between versions: a wrong one would fail the whole run).
+known=$("$ncu" --query-metrics 2>/dev/null)
+for m in smsp__inst_executed_pipe_tensor_op_hmma.sum \
+         sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active; do
+  grep -q "^${m%%.*} " <<<"$known" && metrics+=",$m" || echo "profile_kernels: no ${m%%.*} here"
+done
 for c in $cases; do
   IFS=: read -r backend model batch precision <<<"$c"
   precision=${precision:-fp32}
