@@ -5,8 +5,9 @@
 # Simard 2003 and fast3x3, fp32 and bf16) in the order before, after, after with PCNN_MMA=0,
 # before; compute-sanitizer (memcheck, racecheck) over the op table's convolution cases; the conv
 # lab's timings of every variant on the models' convolutions (fp32 and bf16); the gemm lab; the
-# same-run bench of both trees; `--recipe fast` of both, interleaved. The archive is refreshed after each phase: a call cut short by
-# the device's limit still returns what was done (probably two calls in all: BC_SKIP below).
+# same-run bench of both trees; `--recipe fast` of both, interleaved. The archive is refreshed
+# after each phase: a call cut short by the device's limit still returns what was done (probably
+# two calls in all: BC_SKIP below).
 # Everything comes back as branch.tgz, with a summary on stdout.
 # Usage: scripts/device/branch_check.sh BEFORE_TAR   (BEFORE_TAR: `git archive` of the earlier
 #        tree, carried; run from this tree's root)
@@ -102,7 +103,8 @@ fi
 if wants tta; then
   phase "time to accuracy: --recipe fast, seeds 1-10, the earlier tree and this one interleaved"
   fast=(--data .deps/device/fashion-mnist --backend cuda --recipe fast --quiet --timings)
-  build-gpu/pcnn train "${fast[@]}" --epochs 1 --limit 1000 > /dev/null 2>&1  # page cache, data cache
+  # A first run fills the page cache and the data cache.
+  build-gpu/pcnn train "${fast[@]}" --epochs 1 --limit 1000 > /dev/null 2>&1
   for seed in 1 2 3 4 5 6 7 8 9 10; do
     for tree in before after; do
       bin=build-gpu/pcnn; [ $tree = before ] && bin=/tmp/before/build-gpu/pcnn

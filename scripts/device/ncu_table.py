@@ -12,8 +12,8 @@ are the H200's: 132 SMs x 128 FP32 lanes x 2 x 1.98 GHz, and the ~4.3 TB/s devic
 rate measured on these machines (KINDS.md); 'SOL' columns are ncu's own percentages of peak
 (compute: the busiest SM pipeline; memory: the busiest of DRAM, L2 and L1). Tensor FLOPs are
 4096 per warp instruction on the HMMA pipe (mma.sync m16n8k16, the only tensor-core instruction
-the kernels issue), against the dense bf16 / fp16 peak of the H100 / H200 SXM (989 TFLOP/s, NVIDIA's
-data sheet); 'tensor pipe %' is ncu's own share of cycles the HMMA pipe was busy.
+the kernels issue), against the dense bf16 / fp16 peak of the H100 / H200 SXM (989 TFLOP/s,
+NVIDIA's data sheet); 'tensor pipe %' is ncu's own share of cycles the HMMA pipe was busy.
 """
 import csv
 import gzip
