@@ -63,15 +63,21 @@ if has labs; then
   grep -E "failures|auto" "$out/gemm_lab.log" | tail -30 | tee -a "$out/summary.log"
 fi
 if has bench; then
-  log "bench"
-  backends=$(bench_backends "$(cat "$out/backends.txt" 2>/dev/null)")
-  $pcnn bench --models lenet5,simard2003 --batch-sizes 64,256,1024 --backends $backends \
-    --budget "${BENCH_BUDGET:-1}" --out "$out/bench" > "$out/bench.log" 2>&1
-  tail -60 "$out/bench.log" | grep -B2 -A20 "^backend  " | head -30 >> "$out/summary.log"
-  grep -A40 "^head to head" "$out/bench.log" | head -40 | tee -a "$out/summary.log"
+  # BENCH_BACKENDS: a shorter list (cuda,cudnn) when the CPU backends' figures are not wanted;
+  # BENCH_PRECISIONS: fp32 and the 16-bit forms, one bench each (bench_bf16.log, ...).
+  backends=${BENCH_BACKENDS:-$(bench_backends "$(cat "$out/backends.txt" 2>/dev/null)")}
+  for p in ${BENCH_PRECISIONS:-fp32}; do
+    log "bench $p"
+    tag=bench; [ "$p" = fp32 ] || tag+="_$p"
+    $pcnn bench --models lenet5,simard2003 --batch-sizes 64,256,1024 --backends $backends \
+      --precision "$p" --budget "${BENCH_BUDGET:-1}" --out "$out/$tag" > "$out/$tag.log" 2>&1
+    tail -60 "$out/$tag.log" | grep -B2 -A20 "^backend  " | head -30 >> "$out/summary.log"
+    grep -A40 "^head to head" "$out/$tag.log" | head -40 | tee -a "$out/summary.log"
+  done
 fi
 if has profile; then
   log "profile"
   bash scripts/device/profile_kernels.sh "$build" "$out/ncu" ${PROFILE_CASES:-} 2>&1 | tee -a "$out/summary.log"
+  python3 scripts/device/ncu_table.py "$out"/ncu/ncu_*.csv > "$out/ncu/kernels.md" 2>&1
 fi
 log "done"
