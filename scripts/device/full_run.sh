@@ -78,6 +78,6 @@ fi
 if has profile; then
   log "profile"
   bash scripts/device/profile_kernels.sh "$build" "$out/ncu" ${PROFILE_CASES:-} 2>&1 | tee -a "$out/summary.log"
-  python3 scripts/device/ncu_table.py "$out"/ncu/ncu_*.csv > "$out/ncu/kernels.md" 2>&1
+  python3 scripts/device/ncu_table.py "$out"/ncu/ncu_*.csv > "$out/ncu/kernels.md" 2>> "$out/summary.log"
 fi
 log "done"
