@@ -1317,6 +1317,10 @@ void add_fused_conv(std::vector<OpCase>& t, int B) {
        epilogue(Activation::Tanh, PoolKind::None)},
       {"16->32 channels overlapping pool", conv_shape(2, 16, 12, 12, 32, 3, 3, 1, 1),
        epilogue(Activation::ReLU, PoolKind::Max, 3, 2)},
+      // cuda's data gradient one image a lane (5x5, stride 2): a second, partly filled group of
+      // 32 images, a second, partly filled channel tile, three strips to a row, pad 1, pooling.
+      {"5x5 stride 2 ragged", conv_shape(37, 7, 15, 31, 6, 5, 5, 2, 1),
+       epilogue(Activation::ReLU, PoolKind::Max)},
   });
   // clang-format on
   // Channel counts past the default shared memory of the cuda backend's Tiled kernels: 32

@@ -55,6 +55,14 @@ struct ConvBackwardPlan {
   // Most threads of a weight-gradient block (0: 512). Fewer, with more chunks, let two or more
   // such blocks share a multiprocessor, one staging while another computes.
   int dw_threads = 0;
+  // Split's data gradient one image a lane (strided layers it is compiled for: lanes_fit in
+  // conv2d_backward_tiled.cuh): 0 where the context allows it (PCNN_CONV_LANES), -1 never, else
+  // that many items a block at most (1-8); the strip width (4 or 7, 0: 7), the filters staged
+  // a round (0: as many as fit 48 KB) and the warps an item (1 or 2, 0: 2).
+  int dx_lanes = 0;
+  int dx_lanes_jw = 0;
+  int dx_lanes_kc = 0;
+  int dx_lanes_ksplit = 0;
 };
 
 // Whether Auto takes Mma for a 16-bit case it fits (PCNN_MMA=0: never, 1: always). Conv

@@ -110,6 +110,43 @@ __global__ void conv2d_backward_weights_kernel_direct(Conv2dShape s, DactSource 
 
 // ---- planning of the Tiled and Split variants (kernels: conv2d_backward_tiled*) ---------
 
+// The lanes kernel's blocks for Split's data gradient (conv2d_backward_tiled.cuh); false (f
+// unchanged) where the plan's knobs are out of range or a block's smallest staging does not fit.
+bool plan_lanes(const Conv2dShape& s, const ConvBackwardPlan& plan, FusedPlan& f) {
+  const int jw = plan.dx_lanes_jw ? plan.dx_lanes_jw : 7;
+  const int warps = plan.dx_lanes > 0 ? plan.dx_lanes : kLanesMaxWarps;
+  const int ksplit = plan.dx_lanes_ksplit ? plan.dx_lanes_ksplit : kLanesMaxSplit;
+  if (!lanes_fit(s) || (jw != 4 && jw != 7) || warps > kLanesMaxWarps || plan.dx_lanes_kc < 0 ||
+      ksplit < 1 || ksplit > kLanesMaxSplit)
+    return false;
+  const DxLanesLayout one(s, jw, 1);
+  if (one.total > kMaxSmemFloats) return false;
+  // Rounds of equal size, as few as fit the default shared memory.
+  const int most = plan.dx_lanes_kc ? plan.dx_lanes_kc : kMaxSmemFloats / one.total;
+  const int kc = ceil_div(s.K, ceil_div(s.K, most < s.K ? most : s.K));
+  const int groups = ceil_div(one.items, warps), per_block = ceil_div(one.items, groups);
+  // With two warps an item, the second's sums pass through shared memory at the end.
+  const int red = ksplit == 2 ? per_block * 32 * kLanesCt * jw : 0;
+  const int floats = std::max(DxLanesLayout(s, jw, kc).total, red);
+  if (floats > kMaxSmemFloats) return false;
+  f.lanes_jw = jw;
+  f.lanes_kc = kc;
+  f.lanes_groups = groups;
+  f.lanes_warps = per_block;
+  f.lanes_ksplit = ksplit;
+  f.lanes_ctiles = ceil_div(s.C, kLanesCt);
+  f.dx_smem_floats = floats;
+  return true;
+}
+
+// Whether Auto's Split takes the lanes kernel it could run: only where its blocks fill half the
+// GPU or more (kernel lab, H100: Simard 2003's conv2 at batch 64, 8 blocks, 113 us against 32;
+// at 1024, 128 blocks, TODO).
+bool lanes_pay(CudaContext& ctx, const Conv2dShape& s, const FusedPlan& f) {
+  const int blocks = ceil_div(s.N, kLanesImages) * f.lanes_ctiles * f.lanes_groups;
+  return 2 * blocks >= ctx.sm_count();
+}
+
 FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool want_dx,
                      const ConvBackwardPlan& plan) {
   FusedPlan f;
@@ -196,6 +233,16 @@ FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool 
       f.dx_threads = plan.dx_threads ? plan.dx_threads : kDxThreads;
       if (f.dx_threads < 32 || f.dx_threads > kDxThreads || f.dx_threads % 32) return f;
       f.dx_smem_floats = dx_floats;
+      // One image a lane where it is compiled for the shape: asked for (a plan that cannot
+      // have it fails), or allowed (else the kernel above).
+      const bool asked = plan.dx_lanes > 0;
+      FusedPlan lanes = f;
+      if (asked || (plan.dx_lanes == 0 && ctx.lanes_allowed())) {
+        if (plan_lanes(s, plan, lanes) && (asked || lanes_pay(ctx, s, lanes)))
+          f = lanes;
+        else if (asked)
+          return f;
+      }
     } else if (dx_floats > f.smem_floats) {
       f.smem_floats = dx_floats;
     }

@@ -83,6 +83,33 @@ struct DxLayout {
   }
 };
 
+// Split's data gradient one image a lane, for strided layers with few channels
+// (conv2d_backward_lanes.cu). At stride st the dx outputs of one column class (w + pad) mod st
+// meet only the taps t = class, class + st, ...: within a class dx is a unit-stride sum over a
+// sub-filter. A warp owns one item, kLanesCt channels x a strip of JW outputs of one class in one
+// row h, for 32 images, one a lane: every lane reads the same filter value (a broadcast), its
+// own image's d(act_out) row segment from registers, and the row taps are a loop over the valid
+// ones only. Blocks: 32 images x a channel tile x a group of items, one warp an item; the
+// filters are staged kc at a time with d(act_out) as [filter][p][q][image], an image a bank.
+constexpr int kLanesImages = 32;     // images a block (one a lane)
+constexpr int kLanesCt = 5;          // channels a thread (Simard 2003's conv2 has 5)
+constexpr int kLanesS = 5;           // the filter width the kernel is compiled for
+constexpr int kLanesStride = 2;      // and the stride
+constexpr int kLanesMaxWarps = 8;    // items a block at most
+constexpr int kLanesMaxSplit = 2;    // warps an item at most (each with part of the filters)
+constexpr int kLanesPitch = kLanesImages + 1;  // a staged (filter, p, q) row: 32 images + 1
+struct DxLanesLayout {
+  int strips = 0, items = 0, d_floats = 0, w_floats = 0, total = 0;
+  __host__ __device__ DxLanesLayout(const Conv2dShape& s, int jw, int kc) {
+    const int widest = (s.W + kLanesStride - 1) / kLanesStride;  // outputs of the widest class
+    strips = (widest + jw - 1) / jw;
+    items = s.H * kLanesStride * strips;
+    d_floats = kc * s.P() * s.Q() * kLanesPitch;
+    w_floats = kc * kLanesCt * s.R * s.S;
+    total = d_floats + w_floats;
+  }
+};
+
 struct FusedArgs {
   Conv2dShape s;
   DactSource d;
@@ -104,6 +131,11 @@ struct FusedPlan {
   int ct = 1, ctiles = 0, dx_blocks = 0, smem_floats = 0;
   int dx_threads = 0, dx_smem_floats = 0;  // the split data-gradient launch
   int rs = 1;  // the filter size the kernels are compiled for (row_taps), or 1: any size
+  // Split's data gradient one image a lane (conv2d_backward_lanes.cu) where lanes_warps > 0:
+  // items a block, item groups and channel tiles a 32-image group, filters staged a round,
+  // strip width (4 or 7 outputs), warps an item (1 or 2: each half of a round's filters).
+  int lanes_warps = 0, lanes_groups = 0, lanes_ctiles = 0, lanes_kc = 0, lanes_jw = 0;
+  int lanes_ksplit = 1;
 };
 
 // The fused kernel for filter tile KT (dw and dx blocks in one launch; with f.split the dw
@@ -111,7 +143,14 @@ struct FusedPlan {
 template <int KT>
 void launch_fused_kt(CudaContext& ctx, const FusedPlan& f, const FusedArgs& a);
 
-// The Split variant's data-gradient kernel.
+// The Split variant's data-gradient kernel (the lanes kernel where f.lanes_warps > 0).
 void launch_dx(CudaContext& ctx, const FusedPlan& f, const FusedArgs& a);
+void launch_dx_lanes(CudaContext& ctx, const FusedPlan& f, const FusedArgs& a);
+
+// Whether the lanes kernel is compiled for this shape's stride and filter width (any channel
+// count runs, in tiles of kLanesCt: few channels is what it is for).
+inline bool lanes_fit(const Conv2dShape& s) {
+  return s.stride == kLanesStride && s.S == kLanesS;
+}
 
 }  // namespace pcnn::cuda::tiled

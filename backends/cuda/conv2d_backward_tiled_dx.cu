@@ -17,7 +17,9 @@ void launch_dx_as(CudaContext& ctx, const FusedPlan& f, const FusedArgs& a) {
 }  // namespace
 
 void launch_dx(CudaContext& ctx, const FusedPlan& f, const FusedArgs& a) {
-  if (f.rs == 5)
+  if (f.lanes_warps)
+    launch_dx_lanes(ctx, f, a);
+  else if (f.rs == 5)
     launch_dx_as<true, 5>(ctx, f, a);
   else if (f.rs == 3)
     launch_dx_as<true, 3>(ctx, f, a);

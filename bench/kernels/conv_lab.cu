@@ -44,6 +44,29 @@ std::vector<std::pair<std::string, cuda::ConvBackwardPlan>> backward_plans(bool 
   v.push_back({"tiled generic", {cuda::ConvBwdVariant::Tiled, 0, 0, 0, 0, true}});
   v.push_back({"split generic", {cuda::ConvBwdVariant::Split, 0, 0, 0, 0, true}});
   v.push_back({"mma", {cuda::ConvBwdVariant::Mma}});  // 16-bit only
+  // Split's data gradient one image a lane (strided shapes it is compiled for), and without it.
+  {
+    cuda::ConvBackwardPlan p{cuda::ConvBwdVariant::Split};
+    p.dx_lanes = -1;
+    v.push_back({"split no lanes", p});
+    for (int warps : {8, 4, 2})
+      for (int jw : {7, 4}) {
+        p.dx_lanes = warps;
+        p.dx_lanes_jw = jw;
+        v.push_back({"split lanes w" + std::to_string(warps) + " jw" + std::to_string(jw), p});
+      }
+    p.dx_lanes_ksplit = 1;
+    p.dx_lanes = 8;
+    for (int jw : {7, 4}) {
+      p.dx_lanes_jw = jw;
+      v.push_back({"split lanes w8 jw" + std::to_string(jw) + " one warp", p});
+    }
+    p.dx_lanes = 8;
+    p.dx_lanes_jw = 7;
+    p.dx_lanes_ksplit = 0;
+    p.dx_lanes_kc = 5;
+    v.push_back({"split lanes kc5", p});
+  }
   for (int ct : {1, 2, 4})
     for (int th : {64, 128, 256})
       if (!all || ct != 4)
