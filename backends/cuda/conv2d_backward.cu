@@ -140,8 +140,8 @@ bool plan_lanes(const Conv2dShape& s, const ConvBackwardPlan& plan, FusedPlan& f
 }
 
 // Whether Auto's Split takes the lanes kernel it could run: only where its blocks fill half the
-// GPU or more (kernel lab, H100: Simard 2003's conv2 at batch 64, 8 blocks, 113 us against 32;
-// at 1024, 128 blocks, TODO).
+// GPU or more (kernel lab, H100, Simard 2003's conv2 backward: at batch 1024, 128 blocks, 160 us
+// against 229; at 64, 8 blocks, 64 against 32).
 bool lanes_pay(CudaContext& ctx, const Conv2dShape& s, const FusedPlan& f) {
   const int blocks = ceil_div(s.N, kLanesImages) * f.lanes_ctiles * f.lanes_groups;
   return 2 * blocks >= ctx.sm_count();
