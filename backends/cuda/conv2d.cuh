@@ -63,6 +63,10 @@ struct ConvBackwardPlan {
   int dx_lanes_jw = 0;
   int dx_lanes_kc = 0;
   int dx_lanes_ksplit = 0;
+  // Its weight gradient one image a lane too (the same shapes): 0 where the context asks for it
+  // (PCNN_CONV_LANES=2; not by default, not yet measured), -1 never, else that many chunks of
+  // the batch at most.
+  int dw_lanes = 0;
 };
 
 // Whether Auto takes Mma for a 16-bit case it fits (PCNN_MMA=0: never, 1: always). Conv

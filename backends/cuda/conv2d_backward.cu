@@ -139,6 +139,19 @@ bool plan_lanes(const Conv2dShape& s, const ConvBackwardPlan& plan, FusedPlan& f
   return true;
 }
 
+// The lanes weight gradient's chunks (conv2d_backward_tiled.cuh); false (f unchanged) where the
+// shape is not one it is compiled for or its block does not fit.
+bool plan_dw_lanes(CudaContext& ctx, const Conv2dShape& s, const ConvBackwardPlan& plan,
+                   FusedPlan& f) {
+  if (!lanes_fit(s) || s.R > kLanesDwMaxWarps || lanes_dw_floats(s) > kMaxSmemFloats) return false;
+  const int groups = ceil_div(s.N, kLanesImages), tiles = s.C * ceil_div(s.K, kLanesKt);
+  // About four blocks a multiprocessor, unless the plan asks for fewer chunks.
+  int chunks = plan.dw_lanes > 0 ? plan.dw_lanes : ceil_div(4 * ctx.sm_count(), tiles);
+  chunks = std::min(std::max(chunks, 1), groups);
+  f.lanes_dw_groups = ceil_div(groups, chunks);
+  return true;
+}
+
 // Whether Auto's Split takes the lanes kernel it could run: only where its blocks fill half the
 // GPU or more (kernel lab, H100, Simard 2003's conv2 backward: at batch 1024, 128 blocks, 160 us
 // against 229; at 64, 8 blocks, 64 against 32).
@@ -243,6 +256,10 @@ FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool 
         else if (asked)
           return f;
       }
+      const bool dw_asked = plan.dw_lanes > 0;
+      if ((dw_asked || (plan.dw_lanes == 0 && ctx.lanes_dw())) && !plan_dw_lanes(ctx, s, plan, f) &&
+          dw_asked)
+        return f;
     } else if (dx_floats > f.smem_floats) {
       f.smem_floats = dx_floats;
     }
@@ -255,6 +272,12 @@ void run_fused(CudaContext& ctx, const FusedPlan& f, const Conv2dShape& s, const
                const ActIn& x, const float* w, const ActOut& dx, float* dw, float* db) {
   FusedArgs a{s, d, x, w, dx, dw, db, nullptr, nullptr, f.dw_blocks, f.chunks ? f.chunks : 1,
               f.imgs, f.ktiles, f.ct, f.ctiles ? f.ctiles : 1};
+  if (f.split && f.lanes_dw_groups) {  // both gradients one image a lane
+    a.partial = ctx.scratch(lanes_dw_partial(s, f.lanes_dw_groups));
+    launch_dw_lanes(ctx, f, a);
+    launch_dx(ctx, f, a);
+    return;
+  }
   if (f.dw_blocks) {
     const size_t per_tile = size_t(s.C * s.R * s.S + 1) * f.kt;
     a.partial = ctx.scratch(size_t(f.ktiles) * f.chunks * per_tile);

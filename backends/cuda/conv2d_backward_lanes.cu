@@ -50,6 +50,10 @@ __device__ __forceinline__ void stage_lanes_dact(const Conv2dShape& s, const Dac
   const int imgs = min(kLanesImages, s.N - n0);
   for (int e = threadIdx.x; e < per_img; e += blockDim.x) {
     float* dst = ds + e * kLanesPitch;
+    if (k0 + e / PQ >= s.K) {  // a filter tile's tail (the weight gradient's tiles)
+      for (int img = 0; img < kLanesImages; ++img) dst[img] = 0.f;
+      continue;
+    }
     if (d.pool != PoolKind::None) {  // pooled: the general form, element by element
       for (int img = 0; img < kLanesImages; ++img)
         dst[img] = img < imgs ? dact_at(s, d, n0 + img, k0 + e / PQ, (e % PQ) / s.Q(), e % s.Q())
@@ -74,6 +78,26 @@ __device__ __forceinline__ void stage_lanes_dact(const Conv2dShape& s, const Dac
           v *= activation_derivative<A>(RawAct<F32>::widen(d.y, yv[u]));
         dst[i0 + u] = i0 + u < imgs ? v : 0.f;
       }
+    }
+  }
+}
+
+// Whole block: plane c of images [n0, n0+32) of x into xs[e * kLanesPitch + image] (0 past N),
+// eight images' loads in flight as above.
+template <bool F32>
+__device__ __forceinline__ void stage_lanes_plane(const Conv2dShape& s, const ActIn& x, int n0,
+                                                  int c, float* xs) {
+  const int HW = s.H * s.W, imgs = min(kLanesImages, s.N - n0);
+  const size_t img_stride = size_t(s.C) * HW, base = (size_t(n0) * s.C + c) * HW;
+  for (int e = threadIdx.x; e < HW; e += blockDim.x) {
+    float* dst = xs + e * kLanesPitch;
+#pragma unroll 1
+    for (int i0 = 0; i0 < kLanesImages; i0 += 8) {
+      typename RawAct<F32>::type v[8];
+#pragma unroll
+      for (int u = 0; u < 8; ++u) v[u] = RawAct<F32>::get(x, base + e + min(i0 + u, imgs - 1) * img_stride);
+#pragma unroll
+      for (int u = 0; u < 8; ++u) dst[i0 + u] = i0 + u < imgs ? RawAct<F32>::widen(x, v[u]) : 0.f;
     }
   }
 }
@@ -203,6 +227,123 @@ __global__ void __launch_bounds__(kLanesMaxWarps * kLanesMaxSplit * 32, 1)
   }
 }
 
+// The weight gradient one image a lane. Block = a chunk of 32-image groups x channel c x a tile
+// of kLanesKt filters; warp = filter row r (R warps). For each output row p a lane loads its
+// image's x row (the 13 columns a strip of 5 outputs reads at stride 2) into registers and each
+// d(pre-activation) value once: 13 + 25 loads for 125 multiply-adds. The lanes' sums are added by
+// shuffles once a block (a fixed order), then the chunks' sums by conv2d_dw_lanes_reduce (chunk
+// order): deterministic. The bias rides along on warp r = 0 of the c = 0 blocks.
+struct LanesDwArgs {
+  int ktiles, groups_per_chunk;
+};
+
+template <int QS>
+__global__ void __launch_bounds__(kLanesDwMaxWarps * 32, 2)
+    conv2d_backward_kernel_dw_lanes(FusedArgs a, LanesDwArgs l) {
+  wait_for_previous_kernel();
+  extern __shared__ float smem[];
+  constexpr int ST = kLanesStride, S = kLanesS, KT = kLanesKt, XSEG = ST * (QS - 1) + S;
+  const Conv2dShape& s = a.s;
+  const int P = s.P(), Q = s.Q(), PQ = P * Q, crs = s.C * s.R * s.S;
+  int b = blockIdx.x;
+  const int kt = b % l.ktiles;
+  b /= l.ktiles;
+  const int c = b % s.C, chunk = b / s.C, k0 = kt * KT;
+  const int lane = threadIdx.x % 32, r = threadIdx.x / 32;
+  const bool bias = c == 0 && r == 0;  // the same for the whole warp
+  float* xs = smem;
+  float* ds = smem + s.H * s.W * kLanesPitch;
+  float acc[KT][S], accb[KT];
+#pragma unroll
+  for (int kk = 0; kk < KT; ++kk) {
+    accb[kk] = 0.f;
+#pragma unroll
+    for (int t = 0; t < S; ++t) acc[kk][t] = 0.f;
+  }
+  const bool f32x = a.x.prec == Precision::F32;
+  const bool f32d = a.d.dy.prec == Precision::F32 && a.d.y.prec == Precision::F32;
+  const int groups = (s.N + kLanesImages - 1) / kLanesImages;
+  const int g_end = min(groups, (chunk + 1) * l.groups_per_chunk);
+  for (int g = chunk * l.groups_per_chunk; g < g_end; ++g) {
+    const int n0 = g * kLanesImages;
+    __syncthreads();  // the previous group is no longer read
+    if (f32x)
+      stage_lanes_plane<true>(s, a.x, n0, c, xs);
+    else
+      stage_lanes_plane<false>(s, a.x, n0, c, xs);
+    dispatch_activation(a.d.act, [&](auto tag) {
+      constexpr Activation A = decltype(tag)::value;
+      if (f32d)
+        stage_lanes_dact<A, true>(s, a.d, n0, k0, KT, ds);
+      else
+        stage_lanes_dact<A, false>(s, a.d, n0, k0, KT, ds);
+    });
+    __syncthreads();
+    for (int p = 0; p < P; ++p) {
+      // A row of the padding reads zeros; only the bias warp still has sums to make there.
+      const int h = ST * p + r - s.pad;
+      const bool row_in = h >= 0 && h < s.H;
+      if (!row_in && !bias) continue;
+      for (int q0 = 0; q0 < Q; q0 += QS) {
+        float xr[XSEG];
+#pragma unroll
+        for (int i = 0; i < XSEG; ++i) {
+          const int w = ST * q0 - s.pad + i;
+          xr[i] = row_in && w >= 0 && w < s.W ? xs[(h * s.W + w) * kLanesPitch + lane] : 0.f;
+        }
+#pragma unroll
+        for (int j = 0; j < QS; ++j) {
+          if (q0 + j >= Q) break;
+          const float* dq = ds + (p * Q + q0 + j) * kLanesPitch + lane;
+#pragma unroll
+          for (int kk = 0; kk < KT; ++kk) {
+            const float dv = dq[kk * PQ * kLanesPitch];
+            if (bias) accb[kk] += dv;
+#pragma unroll
+            for (int t = 0; t < S; ++t) acc[kk][t] = fmaf(dv, xr[ST * j + t], acc[kk][t]);
+          }
+        }
+      }
+    }
+  }
+  // The 32 images' sums, by a butterfly of shuffles; lane 0 publishes this chunk's.
+  float* out = a.partial + size_t(chunk) * (size_t(s.K) * crs + s.K);
+#pragma unroll
+  for (int kk = 0; kk < KT; ++kk) {
+#pragma unroll
+    for (int t = 0; t < S; ++t) {
+      float v = acc[kk][t];
+#pragma unroll
+      for (int off = 16; off > 0; off /= 2) v += __shfl_xor_sync(0xffffffffu, v, off);
+      if (lane == 0 && k0 + kk < s.K)
+        out[size_t(k0 + kk) * crs + (c * s.R + r) * s.S + t] = v;
+    }
+    if (bias) {
+      float v = accb[kk];
+#pragma unroll
+      for (int off = 16; off > 0; off /= 2) v += __shfl_xor_sync(0xffffffffu, v, off);
+      if (lane == 0 && k0 + kk < s.K) out[size_t(s.K) * crs + k0 + kk] = v;
+    }
+  }
+}
+
+// dw (then db) = the chunks' sums, in chunk order.
+__global__ void conv2d_dw_lanes_reduce(Conv2dShape s, const float* partial, int chunks, float* dw,
+                                       float* db) {
+  wait_for_previous_kernel();
+  const size_t dw_size = size_t(s.K) * s.C * s.R * s.S, per_chunk = dw_size + s.K;
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < per_chunk;
+       i += size_t(gridDim.x) * blockDim.x) {
+    float v = 0.f;
+    for (int ch = 0; ch < chunks; ++ch) v += partial[size_t(ch) * per_chunk + i];
+    if (i < dw_size) {
+      if (dw) dw[i] = v;
+    } else if (db) {
+      db[i - dw_size] = v;
+    }
+  }
+}
+
 }  // namespace
 
 void launch_dx_lanes(CudaContext& ctx, const FusedPlan& f, const FusedArgs& a) {
@@ -215,6 +356,19 @@ void launch_dx_lanes(CudaContext& ctx, const FusedPlan& f, const FusedArgs& a) {
   else
     launch(ctx, "conv2d_backward_kernel_dx_lanes", conv2d_backward_kernel_dx_lanes<7>, blocks,
            f.lanes_warps * f.lanes_ksplit * 32, smem, a, l);
+}
+
+void launch_dw_lanes(CudaContext& ctx, const FusedPlan& f, const FusedArgs& a) {
+  const Conv2dShape& s = a.s;
+  const int ktiles = ceil_div(s.K, kLanesKt);
+  const LanesDwArgs l{ktiles, f.lanes_dw_groups};
+  const int chunks = ceil_div(ceil_div(s.N, kLanesImages), f.lanes_dw_groups);
+  const size_t smem = size_t(lanes_dw_floats(s)) * sizeof(float);
+  launch(ctx, "conv2d_backward_kernel_dw_lanes", conv2d_backward_kernel_dw_lanes<5>,
+         chunks * s.C * ktiles, s.R * 32, smem, a, l);
+  const size_t per_chunk = size_t(s.K) * s.C * s.R * s.S + s.K;
+  launch(ctx, "conv2d_dw_lanes_reduce", conv2d_dw_lanes_reduce,
+         grid_for(per_chunk, 256, ctx.sm_count()), 256, 0, s, a.partial, chunks, a.dw, a.db);
 }
 
 }  // namespace pcnn::cuda::tiled

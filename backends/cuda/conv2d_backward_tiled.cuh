@@ -98,6 +98,17 @@ constexpr int kLanesStride = 2;      // and the stride
 constexpr int kLanesMaxWarps = 8;    // items a block at most
 constexpr int kLanesMaxSplit = 2;    // warps an item at most (each with part of the filters)
 constexpr int kLanesPitch = kLanesImages + 1;  // a staged (filter, p, q) row: 32 images + 1
+constexpr int kLanesKt = 5;          // filters a weight-gradient block
+constexpr int kLanesDwMaxWarps = 8;  // filter rows a weight-gradient block (a warp each)
+// A weight-gradient block's shared memory: one input plane and kLanesKt filters' d(act_out), of
+// 32 images each; and the chunk sums it leaves.
+__host__ __device__ inline int lanes_dw_floats(const Conv2dShape& s) {
+  return (s.H * s.W + kLanesKt * s.P() * s.Q()) * kLanesPitch;
+}
+inline size_t lanes_dw_partial(const Conv2dShape& s, int groups_per_chunk) {
+  const int chunks = (s.N + kLanesImages * groups_per_chunk - 1) / (kLanesImages * groups_per_chunk);
+  return size_t(chunks) * (size_t(s.K) * s.C * s.R * s.S + s.K);
+}
 struct DxLanesLayout {
   int strips = 0, items = 0, d_floats = 0, w_floats = 0, total = 0;
   __host__ __device__ DxLanesLayout(const Conv2dShape& s, int jw, int kc) {
@@ -136,6 +147,9 @@ struct FusedPlan {
   // strip width (4 or 7 outputs), warps an item (1 or 2: each half of a round's filters).
   int lanes_warps = 0, lanes_groups = 0, lanes_ctiles = 0, lanes_kc = 0, lanes_jw = 0;
   int lanes_ksplit = 1;
+  // Split's weight gradient one image a lane (conv2d_backward_lanes.cu) where > 0: the 32-image
+  // groups a chunk of the batch (a block) sums.
+  int lanes_dw_groups = 0;
 };
 
 // The fused kernel for filter tile KT (dw and dx blocks in one launch; with f.split the dw
@@ -146,6 +160,9 @@ void launch_fused_kt(CudaContext& ctx, const FusedPlan& f, const FusedArgs& a);
 // The Split variant's data-gradient kernel (the lanes kernel where f.lanes_warps > 0).
 void launch_dx(CudaContext& ctx, const FusedPlan& f, const FusedArgs& a);
 void launch_dx_lanes(CudaContext& ctx, const FusedPlan& f, const FusedArgs& a);
+// The lanes weight gradient (f.lanes_dw_groups > 0): its chunks' sums into a.partial
+// (lanes_dw_partial floats), then their sum into a.dw and a.db.
+void launch_dw_lanes(CudaContext& ctx, const FusedPlan& f, const FusedArgs& a);
 
 // Whether the lanes kernel is compiled for this shape's stride and filter width (any channel
 // count runs, in tiles of kLanesCt: few channels is what it is for).

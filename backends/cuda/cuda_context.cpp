@@ -66,7 +66,8 @@ CudaContext::CudaContext(int device) : device_(device) {
     const char* mma = std::getenv("PCNN_MMA");
     if (mma && (mma[0] == '0' || mma[0] == '1') && !mma[1]) mma_ = mma[0] - '0';
     const char* lanes = std::getenv("PCNN_CONV_LANES");
-    lanes_ = !(lanes && std::string(lanes) == "0");
+    if (lanes && (lanes[0] == '0' || lanes[0] == '1' || lanes[0] == '2') && !lanes[1])
+      lanes_ = lanes[0] - '0';
     const char* log = std::getenv("PCNN_CUDA_LOG");
     log_choices_ = log && std::string(log) == "1";
     PCNN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));

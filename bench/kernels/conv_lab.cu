@@ -66,6 +66,11 @@ std::vector<std::pair<std::string, cuda::ConvBackwardPlan>> backward_plans(bool 
     p.dx_lanes_ksplit = 0;
     p.dx_lanes_kc = 5;
     v.push_back({"split lanes kc5", p});
+    p.dx_lanes_kc = 0;
+    for (int chunks : {4, 8, 11, 16}) {  // the weight gradient too, the batch in so many chunks
+      p.dw_lanes = chunks;
+      v.push_back({"split lanes dw ch" + std::to_string(chunks), p});
+    }
   }
   for (int ct : {1, 2, 4})
     for (int th : {64, 128, 256})
