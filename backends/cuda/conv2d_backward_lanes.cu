@@ -82,6 +82,19 @@ __device__ __forceinline__ void stage_lanes_dact(const Conv2dShape& s, const Dac
   }
 }
 
+// stage_lanes_dact with the activation and the storage format picked once per call.
+__device__ __forceinline__ void stage_lanes_dact_any(const Conv2dShape& s, const DactSource& d,
+                                                     int n0, int k0, int kc, float* ds) {
+  const bool f32 = d.dy.prec == Precision::F32 && d.y.prec == Precision::F32;
+  dispatch_activation(d.act, [&](auto tag) {
+    constexpr Activation A = decltype(tag)::value;
+    if (f32)
+      stage_lanes_dact<A, true>(s, d, n0, k0, kc, ds);
+    else
+      stage_lanes_dact<A, false>(s, d, n0, k0, kc, ds);
+  });
+}
+
 // Whole block: plane c of images [n0, n0+32) of x into xs[e * kLanesPitch + image] (0 past N),
 // eight images' loads in flight as above.
 template <bool F32>
@@ -170,18 +183,11 @@ __global__ void __launch_bounds__(kLanesMaxWarps * kLanesMaxSplit * 32, 1)
   for (int cc = 0; cc < kLanesCt; ++cc)
 #pragma unroll
     for (int j = 0; j < JW; ++j) acc[cc][j] = 0.f;
-  const bool f32 = a.d.dy.prec == Precision::F32 && a.d.y.prec == Precision::F32;
   const int rs = s.R * s.S;
   for (int k0 = 0; k0 < s.K; k0 += l.kc) {
     const int kc = min(l.kc, s.K - k0);
     __syncthreads();  // the previous round is no longer read
-    dispatch_activation(a.d.act, [&](auto tag) {
-      constexpr Activation A = decltype(tag)::value;
-      if (f32)
-        stage_lanes_dact<A, true>(s, a.d, n0, k0, kc, ds);
-      else
-        stage_lanes_dact<A, false>(s, a.d, n0, k0, kc, ds);
-    });
+    stage_lanes_dact_any(s, a.d, n0, k0, kc, ds);
     // ws[(kk*rs + tap) * kLanesCt + cc] = w(k0 + kk, c0 + cc, tap), 0 past C
     for (int g = threadIdx.x; g < kc * rs * kLanesCt; g += blockDim.x) {
       const int cc = g % kLanesCt, tap = (g / kLanesCt) % rs, kk = g / (kLanesCt * rs);
@@ -261,7 +267,6 @@ __global__ void __launch_bounds__(kLanesDwMaxWarps * 32, 2)
     for (int t = 0; t < S; ++t) acc[kk][t] = 0.f;
   }
   const bool f32x = a.x.prec == Precision::F32;
-  const bool f32d = a.d.dy.prec == Precision::F32 && a.d.y.prec == Precision::F32;
   const int groups = (s.N + kLanesImages - 1) / kLanesImages;
   const int g_end = min(groups, (chunk + 1) * l.groups_per_chunk);
   for (int g = chunk * l.groups_per_chunk; g < g_end; ++g) {
@@ -271,13 +276,7 @@ __global__ void __launch_bounds__(kLanesDwMaxWarps * 32, 2)
       stage_lanes_plane<true>(s, a.x, n0, c, xs);
     else
       stage_lanes_plane<false>(s, a.x, n0, c, xs);
-    dispatch_activation(a.d.act, [&](auto tag) {
-      constexpr Activation A = decltype(tag)::value;
-      if (f32d)
-        stage_lanes_dact<A, true>(s, a.d, n0, k0, KT, ds);
-      else
-        stage_lanes_dact<A, false>(s, a.d, n0, k0, KT, ds);
-    });
+    stage_lanes_dact_any(s, a.d, n0, k0, KT, ds);
     __syncthreads();
     for (int p = 0; p < P; ++p) {
       // A row of the padding reads zeros; only the bias warp still has sums to make there.
