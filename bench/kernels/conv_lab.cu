@@ -61,7 +61,6 @@ std::vector<std::pair<std::string, cuda::ConvBackwardPlan>> backward_plans(bool 
       p.dx_lanes_jw = jw;
       v.push_back({"split lanes w8 jw" + std::to_string(jw) + " one warp", p});
     }
-    p.dx_lanes = 8;
     p.dx_lanes_jw = 7;
     p.dx_lanes_ksplit = 0;
     p.dx_lanes_kc = 5;
