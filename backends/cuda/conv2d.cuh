@@ -63,9 +63,8 @@ struct ConvBackwardPlan {
   int dx_lanes_jw = 0;
   int dx_lanes_kc = 0;
   int dx_lanes_ksplit = 0;
-  // Its weight gradient one image a lane too (the same shapes): 0 where the context asks for it
-  // (PCNN_CONV_LANES=2; not by default, not yet measured), -1 never, else that many chunks of
-  // the batch at most.
+  // Its weight gradient one image a lane too (the same shapes): 0 where the context allows it
+  // (PCNN_CONV_LANES unset or 2), -1 never, else that many chunks of the batch at most.
   int dw_lanes = 0;
 };
 

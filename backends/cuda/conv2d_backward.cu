@@ -149,6 +149,7 @@ bool plan_dw_lanes(CudaContext& ctx, const Conv2dShape& s, const ConvBackwardPla
   int chunks = plan.dw_lanes > 0 ? plan.dw_lanes : ceil_div(4 * ctx.sm_count(), tiles);
   chunks = std::min(std::max(chunks, 1), groups);
   f.lanes_dw_groups = ceil_div(groups, chunks);
+  f.lanes_dw_chunks = ceil_div(groups, f.lanes_dw_groups);
   return true;
 }
 
@@ -273,7 +274,7 @@ void run_fused(CudaContext& ctx, const FusedPlan& f, const Conv2dShape& s, const
   FusedArgs a{s, d, x, w, dx, dw, db, nullptr, nullptr, f.dw_blocks, f.chunks ? f.chunks : 1,
               f.imgs, f.ktiles, f.ct, f.ctiles ? f.ctiles : 1};
   if (f.split && f.lanes_dw_groups) {  // both gradients one image a lane
-    a.partial = ctx.scratch(lanes_dw_partial(s, f.lanes_dw_groups));
+    a.partial = ctx.scratch(lanes_dw_partial(s, f.lanes_dw_chunks));
     launch_dw_lanes(ctx, f, a);
     launch_dx(ctx, f, a);
     return;

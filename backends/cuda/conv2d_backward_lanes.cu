@@ -361,7 +361,7 @@ void launch_dw_lanes(CudaContext& ctx, const FusedPlan& f, const FusedArgs& a) {
   const Conv2dShape& s = a.s;
   const int ktiles = ceil_div(s.K, kLanesKt);
   const LanesDwArgs l{ktiles, f.lanes_dw_groups};
-  const int chunks = ceil_div(ceil_div(s.N, kLanesImages), f.lanes_dw_groups);
+  const int chunks = f.lanes_dw_chunks;
   const size_t smem = size_t(lanes_dw_floats(s)) * sizeof(float);
   launch(ctx, "conv2d_backward_kernel_dw_lanes", conv2d_backward_kernel_dw_lanes<5>,
          chunks * s.C * ktiles, s.R * 32, smem, a, l);

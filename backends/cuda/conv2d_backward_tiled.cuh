@@ -105,8 +105,7 @@ constexpr int kLanesDwMaxWarps = 8;  // filter rows a weight-gradient block (a w
 __host__ __device__ inline int lanes_dw_floats(const Conv2dShape& s) {
   return (s.H * s.W + kLanesKt * s.P() * s.Q()) * kLanesPitch;
 }
-inline size_t lanes_dw_partial(const Conv2dShape& s, int groups_per_chunk) {
-  const int chunks = (s.N + kLanesImages * groups_per_chunk - 1) / (kLanesImages * groups_per_chunk);
+inline size_t lanes_dw_partial(const Conv2dShape& s, int chunks) {
   return size_t(chunks) * (size_t(s.K) * s.C * s.R * s.S + s.K);
 }
 struct DxLanesLayout {
@@ -148,8 +147,8 @@ struct FusedPlan {
   int lanes_warps = 0, lanes_groups = 0, lanes_ctiles = 0, lanes_kc = 0, lanes_jw = 0;
   int lanes_ksplit = 1;
   // Split's weight gradient one image a lane (conv2d_backward_lanes.cu) where > 0: the 32-image
-  // groups a chunk of the batch (a block) sums.
-  int lanes_dw_groups = 0;
+  // groups a chunk of the batch (a block) sums, and the chunks.
+  int lanes_dw_groups = 0, lanes_dw_chunks = 0;
 };
 
 // The fused kernel for filter tile KT (dw and dx blocks in one launch; with f.split the dw

@@ -68,6 +68,8 @@ CudaContext::CudaContext(int device) : device_(device) {
     const char* lanes = std::getenv("PCNN_CONV_LANES");
     if (lanes && (lanes[0] == '0' || lanes[0] == '1' || lanes[0] == '2') && !lanes[1])
       lanes_ = lanes[0] - '0';
+    const char* vec = std::getenv("PCNN_GEMM_VEC");
+    vec_tiles_ = !(vec && std::string(vec) == "0");
     const char* log = std::getenv("PCNN_CUDA_LOG");
     log_choices_ = log && std::string(log) == "1";
     PCNN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));

@@ -45,10 +45,13 @@ class CudaContext {
   bool mma_allowed() const { return mma_ != 0; }
   bool mma_forced() const { return mma_ == 1; }
   // Whether Split's data gradient may run one image a lane on the strided shapes it is compiled
-  // for (conv2d_backward_lanes.cu), and its weight gradient too: PCNN_CONV_LANES=0 neither (a
-  // measuring aid), unset or 1 the data gradient, 2 both.
+  // for (conv2d_backward_lanes.cu), and its weight gradient too: PCNN_CONV_LANES=0 neither, 1 the
+  // data gradient alone (measuring aids), unset or 2 both.
   bool lanes_allowed() const { return lanes_ >= 1; }
   bool lanes_dw() const { return lanes_ == 2; }
+  // Whether Auto may pick the dense layers' vector tiles (gemm_tile.cuh TileVec64): PCNN_GEMM_VEC=0
+  // keeps the scalar tiles, to measure what they give.
+  bool vec_tiles_allowed() const { return vec_tiles_; }
 
   // ---- choices made by timing ----------------------------------------------------------------
   // The convolution backward's one launch or two (conv2d_backward.cu) is timed on a shape's first
@@ -108,7 +111,8 @@ class CudaContext {
   bool dependent_launches_ = false;
   int forced_conv_split_ = -1;
   int mma_ = -1;  // PCNN_MMA: 0, 1, or -1 unset
-  int lanes_ = 1;  // PCNN_CONV_LANES: 0, 1 or 2
+  int lanes_ = 2;  // PCNN_CONV_LANES: 0, 1 or 2
+  bool vec_tiles_ = true;  // PCNN_GEMM_VEC unset or 1
   bool log_choices_ = false;
   std::map<ChoiceKey, bool> conv_split_;  // key -> Split was faster
   std::string name_;

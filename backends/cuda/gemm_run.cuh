@@ -83,6 +83,9 @@ void launch_tiled(CudaContext& ctx, const P0& p0, const P1* p1, int split_from) 
 // against 5.3; no case of the lab got slower under this rule.
 constexpr int kLargeMinK = 256;
 constexpr int kMediumMinK = TileMedium::BK;
+// The vector tiles: K split from 256, and taken where every K fills four K steps.
+constexpr int kVecSplitFrom = 256;
+constexpr int kVecMinK = 4 * TileVec64::BK;
 
 template <class P0, class P1>
 GemmVariant pick(CudaContext& ctx, GemmVariant v, const P0& p0, const P1* p1) {
@@ -92,6 +95,15 @@ GemmVariant pick(CudaContext& ctx, GemmVariant v, const P0& p0, const P1* p1) {
     return tiles_of<Cfg>(p0) + (p1 ? tiles_of<Cfg>(*p1) : 0);
   };
   const auto all_k_from = [&](int k) { return p0.K >= k && (!p1 || p1->K >= k); };
+  const auto blocks_vec = [&] {
+    const auto blocks = [](const auto& q) {
+      const TileGrid g = grid_of<TileVec64>(q, kVecSplitFrom);
+      return g.tiles * g.splits;
+    };
+    return blocks(p0) + (p1 ? blocks(*p1) : 0);
+  };
+  if (ctx.vec_tiles_allowed() && all_k_from(kVecMinK) && blocks_vec() >= ctx.sm_count())
+    return GemmVariant::Vec64SplitK;
   if (all_k_from(kLargeMinK) && total(TileLarge{}) >= ctx.sm_count()) return GemmVariant::Large;
   if (all_k_from(kMediumMinK) && 3 * total(TileMedium{}) >= 2 * ctx.sm_count())
     return GemmVariant::MediumSplitK;
@@ -108,6 +120,8 @@ void run(CudaContext& ctx, GemmVariant v, const P0& p0, const P1* p1) {
     case GemmVariant::MediumSplitK: launch_tiled<TileMedium>(ctx, p0, p1, 512); break;
     case GemmVariant::SmallDeep: launch_tiled<TileSmallDeep>(ctx, p0, p1, 0); break;
     case GemmVariant::SmallSplitK: launch_tiled<TileSmall>(ctx, p0, p1, 256); break;
+    case GemmVariant::Vec64SplitK: launch_tiled<TileVec64>(ctx, p0, p1, kVecSplitFrom); break;
+    case GemmVariant::Vec128SplitK: launch_tiled<TileVec128>(ctx, p0, p1, kVecSplitFrom); break;
     default: launch_tiled<TileSmall>(ctx, p0, p1, 0); break;
   }
 }

@@ -10,24 +10,38 @@
 
 namespace pcnn::cuda {
 
-// Block tile BM x BN, K step BK, each thread a TM x TN register tile (rows strided by BM/TM,
-// columns by BN/TN so a warp reads consecutive shared-memory words).
-template <int BM_, int BN_, int BK_, int TM_, int TN_>
+// Block tile BM x BN, K step BK, each thread a TM x TN register tile. Scalar tiles (Vec false):
+// the thread's rows strided by BM/TM and columns by BN/TN, so a warp reads consecutive shared-
+// memory words one at a time. Vector tiles: the thread's rows and columns consecutive, read four
+// at a time (16-byte loads), so a k step costs (TM + TN) / 4 shared-memory loads for TM x TN
+// multiply-adds instead of TM + TN: the scalar tiles are bound by those loads (one per 1-4
+// multiply-adds, where the SM issues four FMA instructions for one load).
+template <int BM_, int BN_, int BK_, int TM_, int TN_, bool Vec_ = false>
 struct TileConfig {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, TM = TM_, TN = TN_;
+  static constexpr bool kVec = Vec_;
   static constexpr int TY = BM / TM, TX = BN / TN;
   static constexpr int kThreads = TX * TY;
   static constexpr int kApT = BM * BK / kThreads;  // A elements each thread loads per step
   static constexpr int kBpT = BK * BN / kThreads;
   static_assert(BM * BK % kThreads == 0 && BK * BN % kThreads == 0, "loads must divide");
-  // +1 word per row: the loads that walk the k dimension hit different banks.
-  static constexpr int kSmemFloats = BK * (BM + 1) + BK * (BN + 1);
+  static_assert(!kVec || (TM % 4 == 0 && TN % 4 == 0), "vector tiles read four words a load");
+  // Row pitches: +1 word so that the stores walking the k dimension hit different banks; +4 on
+  // vector tiles, which keeps every row 16-byte aligned (those stores then conflict two-way).
+  static constexpr int kPadA = kVec ? BM + 4 : BM + 1, kPadB = kVec ? BN + 4 : BN + 1;
+  static constexpr int kSmemFloats = BK * kPadA + BK * kPadB;
+  // The tile row of the thread's m-th accumulator row, and column of its n-th column.
+  __device__ static int row(int ty, int m) { return kVec ? ty * TM + m : ty + m * TY; }
+  __device__ static int col(int tx, int n) { return kVec ? tx * TN + n : tx + n * TX; }
 };
 
 using TileLarge = TileConfig<64, 64, 16, 4, 4>;   // big problems: 16 FMA per 8 smem reads
 using TileMedium = TileConfig<32, 32, 32, 2, 2>;  // mid-size: more blocks
 using TileSmall = TileConfig<16, 16, 32, 1, 1>;   // batch-64 dense layers: many short blocks
 using TileSmallDeep = TileConfig<16, 16, 64, 1, 1>;  // same, half the K steps (latency-bound)
+// Vector tiles of 256 threads: 16 FMA per 2 loads (64 x 64), 32 per 3 (128 x 64).
+using TileVec64 = TileConfig<64, 64, 16, 4, 4, true>;
+using TileVec128 = TileConfig<128, 64, 16, 8, 4, true>;
 
 // Accumulates one BM x BN tile of C(M,N) = sum_k a(i,k) b(k,j) over k in [k_begin, k_end)
 // into acc (this thread's TM x TN part). Prob provides M, N, K, a(i,k), b(k,j), store(i,j,v) and
@@ -37,8 +51,8 @@ template <class Cfg, class Prob>
 __device__ __forceinline__ void gemm_tile_accumulate(const Prob& prob, int tile_m, int tile_n,
                                                      int k_begin, int k_end, float* smem,
                                                      float (&acc)[Cfg::TM][Cfg::TN]) {
-  float* As = smem;                            // [BK][BM+1]
-  float* Bs = smem + Cfg::BK * (Cfg::BM + 1);  // [BK][BN+1]
+  float* As = smem;                    // [BK][kPadA]
+  float* Bs = smem + Cfg::BK * Cfg::kPadA;  // [BK][kPadB]
   const int tid = threadIdx.x;
   const int tx = tid % Cfg::TX, ty = tid / Cfg::TX;
   const int m0 = tile_m * Cfg::BM, n0 = tile_n * Cfg::BN;
@@ -77,13 +91,13 @@ __device__ __forceinline__ void gemm_tile_accumulate(const Prob& prob, int tile_
     for (int u = 0; u < Cfg::kApT; ++u) {
       int ii, kk;
       a_coord(tid + u * Cfg::kThreads, ii, kk);
-      As[kk * (Cfg::BM + 1) + ii] = ra[u];
+      As[kk * Cfg::kPadA + ii] = ra[u];
     }
 #pragma unroll
     for (int u = 0; u < Cfg::kBpT; ++u) {
       int kk, jj;
       b_coord(tid + u * Cfg::kThreads, kk, jj);
-      Bs[kk * (Cfg::BN + 1) + jj] = rb[u];
+      Bs[kk * Cfg::kPadB + jj] = rb[u];
     }
   };
 
@@ -95,10 +109,23 @@ __device__ __forceinline__ void gemm_tile_accumulate(const Prob& prob, int tile_
 #pragma unroll
     for (int kk = 0; kk < Cfg::BK; ++kk) {
       float af[Cfg::TM], bf[Cfg::TN];
+      if constexpr (Cfg::kVec) {
 #pragma unroll
-      for (int m = 0; m < Cfg::TM; ++m) af[m] = As[kk * (Cfg::BM + 1) + ty + m * Cfg::TY];
+        for (int m = 0; m < Cfg::TM; m += 4) {
+          const float4 v = *reinterpret_cast<const float4*>(As + kk * Cfg::kPadA + ty * Cfg::TM + m);
+          af[m] = v.x, af[m + 1] = v.y, af[m + 2] = v.z, af[m + 3] = v.w;
+        }
 #pragma unroll
-      for (int n = 0; n < Cfg::TN; ++n) bf[n] = Bs[kk * (Cfg::BN + 1) + tx + n * Cfg::TX];
+        for (int n = 0; n < Cfg::TN; n += 4) {
+          const float4 v = *reinterpret_cast<const float4*>(Bs + kk * Cfg::kPadB + tx * Cfg::TN + n);
+          bf[n] = v.x, bf[n + 1] = v.y, bf[n + 2] = v.z, bf[n + 3] = v.w;
+        }
+      } else {
+#pragma unroll
+        for (int m = 0; m < Cfg::TM; ++m) af[m] = As[kk * Cfg::kPadA + Cfg::row(ty, m)];
+#pragma unroll
+        for (int n = 0; n < Cfg::TN; ++n) bf[n] = Bs[kk * Cfg::kPadB + Cfg::col(tx, n)];
+      }
 #pragma unroll
       for (int m = 0; m < Cfg::TM; ++m)
 #pragma unroll
@@ -117,7 +144,7 @@ __device__ __forceinline__ void gemm_tile_store(const Prob& prob, int tile_m, in
   for (int m = 0; m < Cfg::TM; ++m)
 #pragma unroll
     for (int n = 0; n < Cfg::TN; ++n) {
-      const int gi = tile_m * Cfg::BM + ty + m * Cfg::TY, gj = tile_n * Cfg::BN + tx + n * Cfg::TX;
+      const int gi = tile_m * Cfg::BM + Cfg::row(ty, m), gj = tile_n * Cfg::BN + Cfg::col(tx, n);
       if (gi < prob.M && gj < prob.N) prob.store(gi, gj, acc[m][n]);
     }
 }
@@ -182,7 +209,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
     gemm_kernel_tiled(P0 p0, TileGrid g0, P1 p1, TileGrid g1, float* partial,
                       unsigned* counters) {
   wait_for_previous_kernel();
-  __shared__ float smem[Cfg::kSmemFloats];
+  __shared__ __align__(16) float smem[Cfg::kSmemFloats];
   const int b = blockIdx.x, blocks0 = g0.tiles * g0.splits;
   if (b < blocks0) {
     gemm_split_block<Cfg>(p0, g0, b, partial, counters, smem);

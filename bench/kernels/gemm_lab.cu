@@ -1,4 +1,4 @@
-// Kernel lab: GEMM (naive vs the three shared-memory tile configs) and the fused linear layer
+// Kernel lab: GEMM (naive vs the shared-memory tile configs, scalar and vector) and the fused linear layer
 // (bias + activation in the GEMM epilogue; activation derivative folded into the backward
 // operand loads, dw|db and dx in one launch) against the unfused composition, on the op table's
 // cases. Each variant is checked against the serial backend; times are per call inside a
@@ -19,6 +19,8 @@ const std::pair<const char*, cuda::GemmVariant> kVariants[] = {
     {"tile16 split-K", cuda::GemmVariant::SmallSplitK},
     {"tile32 (medium)", cuda::GemmVariant::Medium},
     {"tile32 split-K", cuda::GemmVariant::MediumSplitK}, {"tile64 (large)", cuda::GemmVariant::Large},
+    {"vec64 split-K", cuda::GemmVariant::Vec64SplitK},
+    {"vec128 split-K", cuda::GemmVariant::Vec128SplitK},
     {"auto", cuda::GemmVariant::Auto}};
 
 // Every variant of one gemm case: checked against serial, then timed with beta = 0 so repeated
