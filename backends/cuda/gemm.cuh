@@ -18,12 +18,13 @@ namespace pcnn::cuda {
 // (>= 32), else SmallSplitK. Mma / MmaLarge: tensor-core tiles of 32 x 32 / 64 x 64
 // (gemm_mma.cuh), for the 16-bit linear problems only, which Auto gives them from 64M
 // multiply-adds up (linear_16.cu; MmaLarge when it gives every multiprocessor a tile).
-// Vec64SplitK / Vec128SplitK: the vector tiles (64 x 64 and 128 x 64, 16-byte shared-memory
-// reads), K >= 256 split; Auto takes Vec64SplitK before the others where its blocks, splits
-// counted, give every multiprocessor one and every K is at least 64 (PCNN_GEMM_VEC=0: never).
+// Vec64SplitK: the vector tile (64 x 64, 16-byte shared-memory reads), K >= 256 split; Auto
+// takes it before the others, and in 16 bits before the tensor-core tiles, where its blocks,
+// splits counted, give every multiprocessor four and every K is at least 64 (gemm_run.cuh
+// vec_tiles_pay; PCNN_GEMM_VEC=0: never).
 enum class GemmVariant {
   Auto, Naive, Small, SmallDeep, SmallSplitK, Medium, MediumSplitK, Large, Mma, MmaLarge,
-  Vec64SplitK, Vec128SplitK
+  Vec64SplitK
 };
 
 // Row-major C(M,N) = alpha op(A)(M,K) op(B)(K,N) + beta C; beta == 0 overwrites C

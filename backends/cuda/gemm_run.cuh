@@ -83,9 +83,28 @@ void launch_tiled(CudaContext& ctx, const P0& p0, const P1* p1, int split_from) 
 // against 5.3; no case of the lab got slower under this rule.
 constexpr int kLargeMinK = 256;
 constexpr int kMediumMinK = TileMedium::BK;
-// The vector tiles: K split from 256, and taken where every K fills four K steps.
+// The vector tile: K split from 256.
 constexpr int kVecSplitFrom = 256;
-constexpr int kVecMinK = 4 * TileVec64::BK;
+
+// Whether Auto takes the vector tile: where every K fills four of its K steps and its blocks,
+// splits counted, give every multiprocessor four. Session 25, H100: the gemm lab, each launch
+// repeated on its own, put it ahead on most dense layers at batch 1024 (Simard's 1250 -> 100
+// backward 40.9 us against 61.6 on the 32 x 32 split; LeNet-5's 400 -> 120 backward 26.4 against
+// 25.2), but inside the training step (step lab and ncu) it lost wherever it had fewer blocks:
+// LeNet-5's 400 -> 120 backward at 1024 (224 blocks) 29.7 -> 43.4 us, Simard's forward (320)
+// 36.9 -> 46.4, Simard at batch 256 a step 156.6 -> 163.0 us; Simard's backward at 1024 (640
+// blocks) gained, 68.9 -> 52.3 us.
+template <class P0, class P1>
+bool vec_tiles_pay(const CudaContext& ctx, const P0& p0, const P1* p1) {
+  if (!ctx.vec_tiles_allowed()) return false;
+  const auto fits = [](const auto& q) { return q.K >= 4 * TileVec64::BK; };
+  const auto blocks = [](const auto& q) {
+    const TileGrid g = grid_of<TileVec64>(q, kVecSplitFrom);
+    return g.tiles * g.splits;
+  };
+  return fits(p0) && (!p1 || fits(*p1)) &&
+         blocks(p0) + (p1 ? blocks(*p1) : 0) >= 4 * ctx.sm_count();
+}
 
 template <class P0, class P1>
 GemmVariant pick(CudaContext& ctx, GemmVariant v, const P0& p0, const P1* p1) {
@@ -95,15 +114,7 @@ GemmVariant pick(CudaContext& ctx, GemmVariant v, const P0& p0, const P1* p1) {
     return tiles_of<Cfg>(p0) + (p1 ? tiles_of<Cfg>(*p1) : 0);
   };
   const auto all_k_from = [&](int k) { return p0.K >= k && (!p1 || p1->K >= k); };
-  const auto blocks_vec = [&] {
-    const auto blocks = [](const auto& q) {
-      const TileGrid g = grid_of<TileVec64>(q, kVecSplitFrom);
-      return g.tiles * g.splits;
-    };
-    return blocks(p0) + (p1 ? blocks(*p1) : 0);
-  };
-  if (ctx.vec_tiles_allowed() && all_k_from(kVecMinK) && blocks_vec() >= ctx.sm_count())
-    return GemmVariant::Vec64SplitK;
+  if (vec_tiles_pay(ctx, p0, p1)) return GemmVariant::Vec64SplitK;
   if (all_k_from(kLargeMinK) && total(TileLarge{}) >= ctx.sm_count()) return GemmVariant::Large;
   if (all_k_from(kMediumMinK) && 3 * total(TileMedium{}) >= 2 * ctx.sm_count())
     return GemmVariant::MediumSplitK;
@@ -121,7 +132,6 @@ void run(CudaContext& ctx, GemmVariant v, const P0& p0, const P1* p1) {
     case GemmVariant::SmallDeep: launch_tiled<TileSmallDeep>(ctx, p0, p1, 0); break;
     case GemmVariant::SmallSplitK: launch_tiled<TileSmall>(ctx, p0, p1, 256); break;
     case GemmVariant::Vec64SplitK: launch_tiled<TileVec64>(ctx, p0, p1, kVecSplitFrom); break;
-    case GemmVariant::Vec128SplitK: launch_tiled<TileVec128>(ctx, p0, p1, kVecSplitFrom); break;
     default: launch_tiled<TileSmall>(ctx, p0, p1, 0); break;
   }
 }

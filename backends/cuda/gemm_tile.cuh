@@ -39,9 +39,10 @@ using TileLarge = TileConfig<64, 64, 16, 4, 4>;   // big problems: 16 FMA per 8 
 using TileMedium = TileConfig<32, 32, 32, 2, 2>;  // mid-size: more blocks
 using TileSmall = TileConfig<16, 16, 32, 1, 1>;   // batch-64 dense layers: many short blocks
 using TileSmallDeep = TileConfig<16, 16, 64, 1, 1>;  // same, half the K steps (latency-bound)
-// Vector tiles of 256 threads: 16 FMA per 2 loads (64 x 64), 32 per 3 (128 x 64).
+// Vector tile of 256 threads: 16 FMA per 2 loads. (A 128 x 64 one, 8 x 4 a thread, lost to it on
+// every model's dense layer in the gemm lab, H100, session 25: Simard's 1250 -> 100 backward
+// 54.8 us against 40.9.)
 using TileVec64 = TileConfig<64, 64, 16, 4, 4, true>;
-using TileVec128 = TileConfig<128, 64, 16, 8, 4, true>;
 
 // Accumulates one BM x BN tile of C(M,N) = sum_k a(i,k) b(k,j) over k in [k_begin, k_end)
 // into acc (this thread's TM x TN part). Prob provides M, N, K, a(i,k), b(k,j), store(i,j,v) and
