@@ -1636,6 +1636,9 @@ void add_check_step(std::vector<OpCase>& t, int) {
   t.push_back(check_step_case("-Inf at the end", 10007, faults_at({{10006, -inf}}), false));
   t.push_back(check_step_case("Inf at 61000 and 9000, NaN at 30000", 61706,
                               faults_at({{61000, inf}, {9000, inf}, {30000, nan}}), false));
+  // an arena past a grid's first round of loads (one block a multiprocessor, four loads a thread)
+  t.push_back(check_step_case("Inf at 290000 and 170000", 300007,
+                              faults_at({{290000, inf}, {170000, inf}}), false));
   t.push_back(check_step_case("loss NaN", 1000, faults_at({}, nan), false));
   t.push_back(check_step_case("loss Inf", 1000, faults_at({}, inf), false));
   // the second fault (lower index, later step) must not replace the record of the first
