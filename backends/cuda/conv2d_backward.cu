@@ -177,8 +177,8 @@ FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool 
     // Chunks per filter tile: about one block per multiprocessor in all, but few enough that
     // the last block's sum over chunks (one block per tile) stays short.
     // (With smaller blocks, dw_threads, as many more as then share a multiprocessor.)
-    const int per_sm = plan.dw_threads > 0 && plan.dw_threads < kMaxThreads
-                           ? kMaxThreads / plan.dw_threads : 1;
+    const int dw_threads = plan.dw_threads ? plan.dw_threads : ctx.conv_dw_threads();
+    const int per_sm = dw_threads > 0 && dw_threads < kMaxThreads ? kMaxThreads / dw_threads : 1;
     auto chunks_for = [&](int kt) {
       const int per_tile = items * kt, ktiles = ceil_div(s.K, kt);
       int c = plan.dw_chunks ? plan.dw_chunks : ceil_div(per_sm * ctx.sm_count(), ktiles);
@@ -211,7 +211,7 @@ FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool 
     // Parts: split the (image, row) pairs of a chunk so a block has up to 512 threads busy,
     // as far as the per-part sums fit in shared memory.
     const int witems = s.C * s.R * (s.S / ts) + 1;
-    const int max_threads = plan.dw_threads ? plan.dw_threads : kMaxThreads;
+    const int max_threads = dw_threads ? dw_threads : kMaxThreads;
     if (max_threads > kMaxThreads) return f;
     int parts = max_threads / witems;
     const int rows = f.imgs * s.P();

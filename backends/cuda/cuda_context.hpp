@@ -52,6 +52,11 @@ class CudaContext {
   // Whether Auto may pick the dense layers' vector tiles (gemm_tile.cuh TileVec64): PCNN_GEMM_VEC=0
   // keeps the scalar tiles, to measure what they give.
   bool vec_tiles_allowed() const { return vec_tiles_; }
+  // The most threads of the convolution backward's weight-gradient blocks where the plan leaves
+  // it open (conv2d.cuh dw_threads): PCNN_CONV_DW_THREADS=128 or 256 (a measuring aid: the conv
+  // lab's "tiled dw th256" row, LeNet-5's conv2 at 1024 on the H100, 120 us against 164), else 0
+  // (512).
+  int conv_dw_threads() const { return conv_dw_threads_; }
 
   // ---- choices made by timing ----------------------------------------------------------------
   // The convolution backward's one launch or two (conv2d_backward.cu) is timed on a shape's first
@@ -113,6 +118,7 @@ class CudaContext {
   int mma_ = -1;  // PCNN_MMA: 0, 1, or -1 unset
   int lanes_ = 2;  // PCNN_CONV_LANES: 0, 1 or 2
   bool vec_tiles_ = true;  // PCNN_GEMM_VEC unset or 1
+  int conv_dw_threads_ = 0;  // PCNN_CONV_DW_THREADS
   bool log_choices_ = false;
   std::map<ChoiceKey, bool> conv_split_;  // key -> Split was faster
   std::string name_;
