@@ -52,8 +52,9 @@ struct ConvBackwardPlan {
   int dx_c_tiles = 0; // channel tiles per image of the data gradient
   int dx_threads = 0;         // threads of a data-gradient block (Split only; at most 256)
   bool generic_taps = false;  // the kernels compiled for any filter size, not those for 3x3 / 5x5
-  // Most threads of a weight-gradient block (0: 512). Fewer, with more chunks, let two or more
-  // such blocks share a multiprocessor, one staging while another computes.
+  // Most threads of a weight-gradient block (0: by the shape, conv2d_backward.cu auto_dw_threads;
+  // else at most 512). Fewer, with more chunks, let two or more such blocks share a
+  // multiprocessor, one staging while another computes.
   int dw_threads = 0;
   // Split's data gradient one image a lane (strided layers it is compiled for: lanes_fit in
   // conv2d_backward_tiled.cuh): 0 where the context allows it (PCNN_CONV_LANES), -1 never, else

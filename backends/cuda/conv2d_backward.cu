@@ -161,6 +161,18 @@ bool lanes_pay(CudaContext& ctx, const Conv2dShape& s, const FusedPlan& f) {
   return 2 * blocks >= ctx.sm_count();
 }
 
+// The most threads of a weight-gradient block where the plan leaves it open (0: kMaxThreads).
+// 256, so two blocks share a multiprocessor, for unit-stride layers and from 1024 images a
+// batch; 512 else. Step lab, H100, session 25, 256 against 512 interleaved twice: LeNet-5 (both
+// layers unit-stride) fp32 +5.5 / +2.3 / +8.2 % at batch 64 / 256 / 1024 (2.78M -> 3.01M images/s
+// at 1024), bf16 +8 / -2 / +2 %; Simard 2003 (its conv1 strided, its conv2's weight gradient
+// one image a lane) +0.7 % at 1024 but -1 to -2 % at 64 and 256. PCNN_CONV_DW_THREADS=128, 256
+// or 512 sets it for every layer.
+int auto_dw_threads(const CudaContext& ctx, const Conv2dShape& s) {
+  if (ctx.conv_dw_threads()) return ctx.conv_dw_threads();
+  return s.stride == 1 || s.N >= 1024 ? 256 : 0;
+}
+
 FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool want_dx,
                      const ConvBackwardPlan& plan) {
   FusedPlan f;
@@ -177,7 +189,7 @@ FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool 
     // Chunks per filter tile: about one block per multiprocessor in all, but few enough that
     // the last block's sum over chunks (one block per tile) stays short.
     // (With smaller blocks, dw_threads, as many more as then share a multiprocessor.)
-    const int dw_threads = plan.dw_threads ? plan.dw_threads : ctx.conv_dw_threads();
+    const int dw_threads = plan.dw_threads ? plan.dw_threads : auto_dw_threads(ctx, s);
     const int per_sm = dw_threads > 0 && dw_threads < kMaxThreads ? kMaxThreads / dw_threads : 1;
     auto chunks_for = [&](int kt) {
       const int per_tile = items * kt, ktiles = ceil_div(s.K, kt);

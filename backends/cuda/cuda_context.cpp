@@ -71,7 +71,8 @@ CudaContext::CudaContext(int device) : device_(device) {
     const char* vec = std::getenv("PCNN_GEMM_VEC");
     vec_tiles_ = !(vec && std::string(vec) == "0");
     const char* dw_threads = std::getenv("PCNN_CONV_DW_THREADS");
-    if (dw_threads && (std::string(dw_threads) == "128" || std::string(dw_threads) == "256"))
+    if (dw_threads && (std::string(dw_threads) == "128" || std::string(dw_threads) == "256" ||
+                       std::string(dw_threads) == "512"))
       conv_dw_threads_ = std::stoi(dw_threads);
     const char* log = std::getenv("PCNN_CUDA_LOG");
     log_choices_ = log && std::string(log) == "1";

@@ -52,10 +52,9 @@ class CudaContext {
   // Whether Auto may pick the dense layers' vector tiles (gemm_tile.cuh TileVec64): PCNN_GEMM_VEC=0
   // keeps the scalar tiles, to measure what they give.
   bool vec_tiles_allowed() const { return vec_tiles_; }
-  // The most threads of the convolution backward's weight-gradient blocks where the plan leaves
-  // it open (conv2d.cuh dw_threads): PCNN_CONV_DW_THREADS=128 or 256 (a measuring aid: the conv
-  // lab's "tiled dw th256" row, LeNet-5's conv2 at 1024 on the H100, 120 us against 164), else 0
-  // (512).
+  // The most threads of the convolution backward's weight-gradient blocks, for every layer whose
+  // plan leaves it open (conv2d.cuh dw_threads): PCNN_CONV_DW_THREADS=128, 256 or 512, a
+  // measuring aid; 0 (unset): by the shape (conv2d_backward.cu auto_dw_threads).
   int conv_dw_threads() const { return conv_dw_threads_; }
 
   // ---- choices made by timing ----------------------------------------------------------------
