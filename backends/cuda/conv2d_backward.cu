@@ -164,7 +164,7 @@ bool lanes_pay(CudaContext& ctx, const Conv2dShape& s, const FusedPlan& f) {
 // The most threads of a weight-gradient block where the plan leaves it open (0: kMaxThreads).
 // 256, so two blocks share a multiprocessor, for unit-stride layers and from 1024 images a
 // batch; 512 else. Step lab, H100, session 25, 256 against 512 interleaved twice: LeNet-5 (both
-// layers unit-stride) fp32 +5.5 / +2.3 / +8.2 % at batch 64 / 256 / 1024 (2.78M -> 3.01M images/s
+// layers unit-stride) fp32 +5.5 / +2.4 / +8.2 % at batch 64 / 256 / 1024 (2.78M -> 3.01M images/s
 // at 1024), bf16 +8 / -2 / +2 %; Simard 2003 (its conv1 strided, its conv2's weight gradient
 // one image a lane) +0.7 % at 1024 but -1 to -2 % at 64 and 256. PCNN_CONV_DW_THREADS=128, 256
 // or 512 sets it for every layer.
