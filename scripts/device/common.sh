@@ -44,3 +44,21 @@ bench_backends() {
   if grep -q "^kokkos " <<<"$1"; then echo serial,openmp,kokkos,cudnn,cuda
   else echo serial,openmp,cudnn,cuda; fi
 }
+
+# lab_session DIR BUILD TARGET...: the start of a one-call lab check (lanes_check.sh,
+# switch_check.sh): results in DIR, packed with summary.log into $final when the script ends,
+# log TEXT stamping a line into summary.log, the GPU named there, and a Release build of the
+# tree without Kokkos in BUILD with only TARGETs built (exits on a configure or build error).
+lab_session() {
+  local dir=$1 build=$2; shift 2
+  results_archive "$dir" results.tgz
+  trap 'pack_results; cp "$out/summary.log" "$final/" 2>/dev/null' EXIT
+  log() { echo "$(elapsed) $*" | tee -a "$out/summary.log"; }
+  cmake_gpu_args "$PWD"
+  nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee -a "$out/summary.log"
+  log "configure + build: $*"
+  cmake -S . -B "$build" "${gpu_args[@]}" -DPCNN_ENABLE_KOKKOS=OFF > "$out/configure.log" 2>&1 ||
+    { tail -30 "$out/configure.log"; exit 1; }
+  cmake --build "$build" -j "$(nproc)" --target "$@" > "$out/build.log" 2>&1 ||
+    { grep -B5 -A20 error "$out/build.log" | head -60; exit 1; }
+}

@@ -1,26 +1,17 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine, from the repository root: the checks and timings of the convolution
 # backward's one-image-a-lane kernels (conv2d_backward_lanes.cu) in one call of about 330 s, with
-# the labs built there (about 190 s on 16 cores). The data gradient is Auto's on 5x5 stride-2
-# layers (PCNN_CONV_LANES=1, the default); the weight gradient only with PCNN_CONV_LANES=2 until
-# these runs say it pays. Needs scripts/device/bundle.sh's include/, lib/ and onnx-node/ carried
+# the labs built there (about 190 s on 16 cores). Both are Auto's on 5x5 stride-2 layers
+# (PCNN_CONV_LANES unset or 2; 1: the data gradient alone, 0: neither), the data gradient where
+# its blocks fill half the GPU. Needs scripts/device/bundle.sh's include/, lib/ and onnx-node/ carried
 # (30 MB; the whole .deps/device, with the data sets, outgrows the device tool's 64 MiB):
 #   carry [".deps/device/include", ".deps/device/lib", ".deps/device/onnx-node"]
 # Hands back results.tgz and summary.log.
 # Usage: scripts/device/lanes_check.sh
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-results_archive /tmp/pcnn-lanes results.tgz
-trap 'pack_results; cp "$out/summary.log" "$final/" 2>/dev/null' EXIT
-log() { echo "$(elapsed) $*" | tee -a "$out/summary.log"; }
-cmake_gpu_args "$PWD"
 b=/tmp/build-lanes
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee -a "$out/summary.log"
-log "configure + build the labs and the tests"
-cmake -S . -B $b "${gpu_args[@]}" -DPCNN_ENABLE_KOKKOS=OFF > "$out/configure.log" 2>&1 ||
-  { tail -30 "$out/configure.log"; exit 1; }
-cmake --build $b -j "$(nproc)" --target pcnn_step_lab pcnn_conv_lab pcnn_tests > "$out/build.log" 2>&1 ||
-  { grep -B5 -A20 error "$out/build.log" | head -60; exit 1; }
+lab_session /tmp/pcnn-lanes $b pcnn_step_lab pcnn_conv_lab pcnn_tests
 log "cuda suite: as is, Split forced, Split forced with both lanes kernels"
 for mode in "" "PCNN_CONV_SPLIT=1" "PCNN_CONV_SPLIT=1 PCNN_CONV_LANES=2"; do
   env $mode timeout 120 $b/tests/pcnn_tests --backend cuda --test-suite=backend > "$out/suite.log" 2>&1

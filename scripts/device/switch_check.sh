@@ -12,17 +12,8 @@
 set -uo pipefail
 var=$1 values=$2 lab=$3
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-results_archive /tmp/pcnn-switch results.tgz
-trap 'pack_results; cp "$out/summary.log" "$final/" 2>/dev/null' EXIT
-log() { echo "$(elapsed) $*" | tee -a "$out/summary.log"; }
-cmake_gpu_args "$PWD"
 b=/tmp/build-switch
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee -a "$out/summary.log"
-log "configure + build the labs and the tests"
-cmake -S . -B $b "${gpu_args[@]}" -DPCNN_ENABLE_KOKKOS=OFF > "$out/configure.log" 2>&1 ||
-  { tail -30 "$out/configure.log"; exit 1; }
-cmake --build $b -j "$(nproc)" --target pcnn_step_lab "pcnn_${lab}_lab" pcnn_tests \
-  > "$out/build.log" 2>&1 || { grep -B5 -A20 error "$out/build.log" | head -60; exit 1; }
+lab_session /tmp/pcnn-switch $b pcnn_step_lab "pcnn_${lab}_lab" pcnn_tests
 log "cuda suite under $var = each of: $values"
 for v in $values; do
   env "$var=$v" timeout 120 $b/tests/pcnn_tests --backend cuda --test-suite=backend \
