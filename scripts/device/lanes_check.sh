@@ -24,17 +24,7 @@ for n in 1024 64; do
   timeout 100 $b/bench/kernels/pcnn_conv_lab --time $n "simard conv2" > "$out/conv_lab_$n.log" 2>&1
   grep -E "split (auto|no lanes|lanes)|unfused|  mma" "$out/conv_lab_$n.log" | cut -c1-140 | tee -a "$out/summary.log"
 done
-log "step lab, Simard 2003, PCNN_CONV_LANES 0 / 1 / 2 interleaved, twice"
-for round in 1 2; do
-  for lanes in 0 1 2; do
-    echo "PCNN_CONV_LANES=$lanes"
-    PCNN_CONV_LANES=$lanes timeout 60 $b/bench/kernels/pcnn_step_lab cuda --models simard2003 \
-      --batches 64,256,1024 --precisions fp32,bf16 --graph-only 2>&1 | grep "^cuda"
-  done
-done | tee -a "$out/summary.log"
-log "step lab, cuda and cudnn in the same run"
-timeout 150 $b/bench/kernels/pcnn_step_lab --models lenet5,simard2003 --batches 64,256,1024 \
-  --precisions fp32 --graph-only 2>&1 | tee -a "$out/summary.log"
+step_lab_checks $b PCNN_CONV_LANES "0 1 2" simard2003
 log "ncu, Simard 2003 at 1024, both lanes kernels, Split forced (dw and dx apart)"
 PCNN_CONV_SPLIT=1 PCNN_CONV_LANES=2 bash scripts/device/profile_kernels.sh $b "$out/ncu" \
   cuda:simard2003:1024 cuda:simard2003:1024:bf16 2>&1 | tee -a "$out/summary.log"

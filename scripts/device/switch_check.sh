@@ -23,17 +23,7 @@ done
 log "$lab lab: every variant checked, the models' layers timed"
 timeout 150 $b/bench/kernels/pcnn_${lab}_lab > "$out/${lab}_lab.log" 2>&1
 log "  exit $?; $(tail -1 "$out/${lab}_lab.log")"
-log "step lab, both models, $var interleaved, twice"
-for round in 1 2; do
-  for v in $values; do
-    echo "$var=$v"
-    env "$var=$v" timeout 60 $b/bench/kernels/pcnn_step_lab cuda --models lenet5,simard2003 \
-      --batches 64,256,1024 --precisions fp32,bf16 --graph-only 2>&1 | grep "^cuda"
-  done
-done | tee -a "$out/summary.log"
-log "step lab, cuda and cudnn in the same run"
-timeout 150 $b/bench/kernels/pcnn_step_lab --models lenet5,simard2003 --batches 64,256,1024 \
-  --precisions fp32 --graph-only 2>&1 | tee -a "$out/summary.log"
+step_lab_checks $b "$var" "$values" lenet5,simard2003
 log "ncu, both models at 1024, fp32 and bf16"
 bash scripts/device/profile_kernels.sh $b "$out/ncu" cuda:lenet5:1024 cuda:simard2003:1024 \
   cuda:lenet5:1024:bf16 cuda:simard2003:1024:bf16 2>&1 | tee -a "$out/summary.log"
