@@ -19,9 +19,9 @@ namespace pcnn::cuda {
 // (gemm_mma.cuh), for the 16-bit linear problems only, which Auto gives them from 64M
 // multiply-adds up (linear_16.cu; MmaLarge when it gives every multiprocessor a tile).
 // Vec64SplitK: the vector tile (64 x 64, 16-byte shared-memory reads), K >= 256 split; Auto
-// takes it before the others, and in 16 bits before the tensor-core tiles, where its blocks,
-// splits counted, give every multiprocessor four and every K is at least 64 (gemm_run.cuh
-// vec_tiles_pay; PCNN_GEMM_VEC=0: never).
+// takes it where Large does not fit and its blocks, splits counted, give every multiprocessor
+// four, every K at least 64 (gemm_run.cuh vec_tiles_pay; PCNN_GEMM_VEC=0: never), in 16 bits
+// before the tensor-core tiles.
 enum class GemmVariant {
   Auto, Naive, Small, SmallDeep, SmallSplitK, Medium, MediumSplitK, Large, Mma, MmaLarge,
   Vec64SplitK
