@@ -306,7 +306,7 @@ __global__ void __launch_bounds__(kLanesDwMaxWarps * 32, 2)
     }
   }
   // The 32 images' sums, by a butterfly of shuffles; lane 0 publishes this chunk's.
-  float* out = a.partial + size_t(chunk) * (size_t(s.K) * crs + s.K);
+  float* out = a.partial + size_t(chunk) * lanes_dw_per_chunk(s);
 #pragma unroll
   for (int kk = 0; kk < KT; ++kk) {
 #pragma unroll
@@ -330,7 +330,7 @@ __global__ void __launch_bounds__(kLanesDwMaxWarps * 32, 2)
 __global__ void conv2d_dw_lanes_reduce(Conv2dShape s, const float* partial, int chunks, float* dw,
                                        float* db) {
   wait_for_previous_kernel();
-  const size_t dw_size = size_t(s.K) * s.C * s.R * s.S, per_chunk = dw_size + s.K;
+  const size_t dw_size = size_t(s.K) * s.C * s.R * s.S, per_chunk = lanes_dw_per_chunk(s);
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < per_chunk;
        i += size_t(gridDim.x) * blockDim.x) {
     float v = 0.f;
@@ -365,9 +365,9 @@ void launch_dw_lanes(CudaContext& ctx, const FusedPlan& f, const FusedArgs& a) {
   const size_t smem = size_t(lanes_dw_floats(s)) * sizeof(float);
   launch(ctx, "conv2d_backward_kernel_dw_lanes", conv2d_backward_kernel_dw_lanes<5>,
          chunks * s.C * ktiles, s.R * 32, smem, a, l);
-  const size_t per_chunk = size_t(s.K) * s.C * s.R * s.S + s.K;
   launch(ctx, "conv2d_dw_lanes_reduce", conv2d_dw_lanes_reduce,
-         grid_for(per_chunk, 256, ctx.sm_count()), 256, 0, s, a.partial, chunks, a.dw, a.db);
+         grid_for(lanes_dw_per_chunk(s), 256, ctx.sm_count()), 256, 0, s, a.partial, chunks, a.dw,
+         a.db);
 }
 
 }  // namespace pcnn::cuda::tiled

@@ -105,8 +105,12 @@ constexpr int kLanesDwMaxWarps = 8;  // filter rows a weight-gradient block (a w
 __host__ __device__ inline int lanes_dw_floats(const Conv2dShape& s) {
   return (s.H * s.W + kLanesKt * s.P() * s.Q()) * kLanesPitch;
 }
+// One chunk's sums: dw (K x C x R x S), then db (K).
+__host__ __device__ inline size_t lanes_dw_per_chunk(const Conv2dShape& s) {
+  return size_t(s.K) * s.C * s.R * s.S + s.K;
+}
 inline size_t lanes_dw_partial(const Conv2dShape& s, int chunks) {
-  return size_t(chunks) * (size_t(s.K) * s.C * s.R * s.S + s.K);
+  return size_t(chunks) * lanes_dw_per_chunk(s);
 }
 struct DxLanesLayout {
   int strips = 0, items = 0, d_floats = 0, w_floats = 0, total = 0;
