@@ -77,4 +77,39 @@ __device__ inline T block_sum(T v, T* red) {
   return total;  // valid in thread 0 only
 }
 
+// The sum of rows[i * pitch] for i < count (the chunk or split sums a reduction's last step
+// adds up), read through L2 (__ldcg: another block wrote them) in a fixed order, so a run's bits
+// repeat: row i goes to running sum i mod U, and the U sums are added pairwise. All U loads of a
+// round are in flight together (the reductions used to load one at a time, or eight: the last
+// block of LeNet-5's conv2 backward at batch 64, 604 sums of 64 chunks over 256 threads, then
+// waited on 24 rounds of L2 latency).
+template <int U>
+__device__ __forceinline__ float sum_rows(const float* rows, int count, size_t pitch) {
+  float v[U];
+#pragma unroll
+  for (int u = 0; u < U; ++u) v[u] = 0.f;
+  for (int i = 0; i < count; i += U) {
+    // One address stepped along, not U of them: ptxas kept every address of the round live
+    // (168 registers and a stack frame for U = 32, against 48).
+    const float* row = rows + size_t(i) * pitch;
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      if (i + u < count) v[u] += __ldcg(row);
+      row += pitch;
+    }
+  }
+#pragma unroll
+  for (int step = 1; step < U; step *= 2)
+#pragma unroll
+    for (int u = 0; u < U; u += 2 * step) v[u] += v[u + step];
+  return v[0];
+}
+
+// sum_rows with the loads a round in flight that PCNN_SUM_LOADS asks for (CudaContext
+// sum_loads: 8 or 32), a measuring aid for the same binary.
+__device__ __forceinline__ float sum_rows_as(int loads, const float* rows, int count,
+                                             size_t pitch) {
+  return loads == 8 ? sum_rows<8>(rows, count, pitch) : sum_rows<32>(rows, count, pitch);
+}
+
 }  // namespace pcnn::cuda

@@ -194,20 +194,31 @@ FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool 
     auto chunks_for = [&](int kt) {
       const int per_tile = items * kt, ktiles = ceil_div(s.K, kt);
       int c = plan.dw_chunks ? plan.dw_chunks : ceil_div(per_sm * ctx.sm_count(), ktiles);
-      const int tail = kMaxTailFloats * (s.N > 256 ? s.N / 256 : 1);
+      const int tail = ctx.dw_blocks_before()
+                           ? kMaxTailFloatsBefore * (s.N > 256 ? s.N / 256 : 1)
+                           : kMaxTailFloats * (s.N > 1024 ? s.N / 1024 : 1);
       if (!plan.dw_chunks && c > tail / per_tile) c = tail / per_tile;
       c = c < 1 ? 1 : (c > s.N ? s.N : c);
       return ceil_div(s.N, ceil_div(s.N, c));  // chunks of equal size
     };
-    // Filter tile: the largest instantiated one (from the smallest covering K down) that
-    // still gives most multiprocessors a block.
+    // Filter tile: the largest instantiated one (from the smallest covering K down) whose
+    // blocks fill at least half of the places the multiprocessors have for them (two each for
+    // 256-thread blocks). Until session 26 it was three quarters of one block a multiprocessor,
+    // whatever the block size (PCNN_CONV_DW_BLOCKS=0): with 256-thread blocks that left half the
+    // places empty, most on one-channel layers (kernel lab, H100, session 26: fast3x3's first
+    // layer at batch 128, 16 filters a block, 128 blocks, 30.0 us against 19.7 with 8 filters
+    // and 256 blocks; LeNet-5's at 64, 11.5 us with 2 filters and 192 blocks against 12.7 with 4).
+    const auto too_few = [&](int kt) {
+      const int blocks = ceil_div(s.K, kt) * chunks_for(kt);
+      return ctx.dw_blocks_before() ? 4 * blocks < 3 * ctx.sm_count()
+                                    : 2 * blocks < per_sm * ctx.sm_count();
+    };
     if (plan.dw_k_tile) {
       f.kt = plan.dw_k_tile;
     } else {
       int i = 0;
       while (i < 5 && kDwKTiles[i] < s.K) ++i;
-      while (i > 0 && 4 * ceil_div(s.K, kDwKTiles[i]) * chunks_for(kDwKTiles[i]) < 3 * ctx.sm_count())
-        --i;
+      while (i > 0 && too_few(kDwKTiles[i])) --i;
       // 16 filters x 5 taps of accumulators spill (ptxas, sm_90): stop at 8 for 5x5 filters.
       if (kDwKTiles[i] == 16 && ts == 5) --i;
       f.kt = kDwKTiles[i];
@@ -284,7 +295,7 @@ FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool 
 void run_fused(CudaContext& ctx, const FusedPlan& f, const Conv2dShape& s, const DactSource& d,
                const ActIn& x, const float* w, const ActOut& dx, float* dw, float* db) {
   FusedArgs a{s, d, x, w, dx, dw, db, nullptr, nullptr, f.dw_blocks, f.chunks ? f.chunks : 1,
-              f.imgs, f.ktiles, f.ct, f.ctiles ? f.ctiles : 1};
+              f.imgs, f.ktiles, f.ct, f.ctiles ? f.ctiles : 1, ctx.sum_loads()};
   if (f.split && f.lanes_dw_groups) {  // both gradients one image a lane
     a.partial = ctx.scratch(lanes_dw_partial(s, f.lanes_dw_chunks));
     launch_dw_lanes(ctx, f, a);
@@ -424,7 +435,7 @@ void run_mma(CudaContext& ctx, const MmaBackward& m, const Conv2dShape& s, const
   } else if (dx) {
     const FusedPlan& f = m.dx;
     const FusedArgs a{s, d, x, w, dx, nullptr, nullptr, nullptr, nullptr, 0, 1, 1, 0, f.ct,
-                      f.ctiles};
+                      f.ctiles, ctx.sum_loads()};
     launch_dx(ctx, f, a);
   }
 }

@@ -237,8 +237,8 @@ __global__ void __launch_bounds__(kLanesMaxWarps * kLanesMaxSplit * 32, 1)
 // of kLanesKt filters; warp = filter row r (R warps). For each output row p a lane loads its
 // image's x row (the 13 columns a strip of 5 outputs reads at stride 2) into registers and each
 // d(pre-activation) value once: 13 + 25 loads for 125 multiply-adds. The lanes' sums are added by
-// shuffles once a block (a fixed order), then the chunks' sums by conv2d_dw_lanes_reduce (chunk
-// order): deterministic. The bias rides along on warp r = 0 of the c = 0 blocks.
+// shuffles once a block (a fixed order), then the chunks' sums by conv2d_dw_lanes_reduce (a fixed
+// order, sum_rows): deterministic. The bias rides along on warp r = 0 of the c = 0 blocks.
 struct LanesDwArgs {
   int ktiles, groups_per_chunk;
 };
@@ -328,13 +328,12 @@ __global__ void __launch_bounds__(kLanesDwMaxWarps * 32, 2)
 
 // dw (then db) = the chunks' sums, in chunk order.
 __global__ void conv2d_dw_lanes_reduce(Conv2dShape s, const float* partial, int chunks, float* dw,
-                                       float* db) {
+                                       float* db, int loads) {
   wait_for_previous_kernel();
   const size_t dw_size = size_t(s.K) * s.C * s.R * s.S, per_chunk = lanes_dw_per_chunk(s);
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < per_chunk;
        i += size_t(gridDim.x) * blockDim.x) {
-    float v = 0.f;
-    for (int ch = 0; ch < chunks; ++ch) v += partial[size_t(ch) * per_chunk + i];
+    const float v = sum_rows_as(loads, partial + i, chunks, per_chunk);
     if (i < dw_size) {
       if (dw) dw[i] = v;
     } else if (db) {
@@ -367,7 +366,7 @@ void launch_dw_lanes(CudaContext& ctx, const FusedPlan& f, const FusedArgs& a) {
          chunks * s.C * ktiles, s.R * 32, smem, a, l);
   launch(ctx, "conv2d_dw_lanes_reduce", conv2d_dw_lanes_reduce,
          grid_for(lanes_dw_per_chunk(s), 256, ctx.sm_count()), 256, 0, s, a.partial, chunks, a.dw,
-         a.db);
+         a.db, a.sum_loads);
 }
 
 }  // namespace pcnn::cuda::tiled

@@ -132,19 +132,19 @@ __global__ void __launch_bounds__(kDwMmaThreads, 2) conv2d_dw_kernel_mma(DwMmaAr
     });
 }
 
-// dw (K, taps) and db (K) from the chunks' sums [chunks][K][cols], added in chunk order: a block
-// takes 32 outputs, its warp i the chunks i, i + 8, ...; the eight then added in warp order.
+// dw (K, taps) and db (K) from the chunks' sums [chunks][K][cols], in a fixed order: a block
+// takes 32 outputs, its warp i the chunks i, i + 8, ... (sum_rows); the eight then added in warp
+// order.
 __global__ void conv2d_dw_reduce_kernel(const float* partial, int chunks, int K, int cols,
-                                        float* dw, float* db) {
+                                        float* dw, float* db, int loads) {
   wait_for_previous_kernel();
   __shared__ float part[kReduceSlices][32];
   const int lane = threadIdx.x & 31, slice = threadIdx.x >> 5, per = K * cols;
   const int o = blockIdx.x * 32 + lane;
-  float v = 0.f;
-  if (o < per)
-#pragma unroll 4
-    for (int ch = slice; ch < chunks; ch += kReduceSlices)
-      v += __ldcg(partial + size_t(ch) * per + o);
+  const int mine = chunks > slice ? (chunks - slice + kReduceSlices - 1) / kReduceSlices : 0;
+  const float v = o < per ? sum_rows_as(loads, partial + size_t(slice) * per + o, mine,
+                                        size_t(kReduceSlices) * per)
+                          : 0.f;
   part[slice][lane] = v;
   __syncthreads();
   if (slice != 0 || o >= per) return;
@@ -288,7 +288,7 @@ void run_dw_mma(CudaContext& ctx, const DwMmaPlan& p, const Conv2dShape& s, cons
   else
     launch_dw_mt<1>(ctx, p, a, f16);
   launch(ctx, "conv2d_dw_reduce_kernel", conv2d_dw_reduce_kernel, ceil_div(s.K * cols, 32),
-         32 * kReduceSlices, 0, a.partial, p.chunks, s.K, cols, dw, db);
+         32 * kReduceSlices, 0, a.partial, p.chunks, s.K, cols, dw, db, ctx.sum_loads());
 }
 
 }  // namespace pcnn::cuda

@@ -28,11 +28,16 @@ constexpr int kDwKTiles[] = {1, 2, 4, 6, 8, 16};  // instantiated filter tiles o
 // (ptxas then allows 64 registers; the kernels use 56-63, with no spills).
 constexpr int kDxThreads = 256;
 constexpr int kDxMinBlocks = 4;
-// Most chunk sums one last block may have to add up, per 256 images of the batch (at least this
-// many): the tail may grow with the work each chunk does. A fixed 32768 held the filter tiles of
-// LeNet-5's and Simard 2003's conv2 at batch 1024 to 6 and 8; four times that gave 8 and 16 and
-// steps 6 and 13 % faster, but at batch 64 single-image chunks, 6 % slower (H200, same-run bench).
-constexpr int kMaxTailFloats = 32768;
+// Most chunk sums one last block may have to add up, per 1024 images of the batch (at least this
+// many): the tail may grow with the work each chunk does. Session 13 (H200, same-run bench): a
+// fixed 32768 held the filter tiles of LeNet-5's and Simard 2003's conv2 at batch 1024 to 6 and
+// 8, four times that gave 8 and 16 and steps 6 and 13 % faster, but at batch 64 single-image
+// chunks 6 % slower, so the limit became 32768 per 256 images. Since the sums have 32 loads in
+// flight (sum_rows), single-image chunks pay at batch 64 too (kernel lab, H100, session 26:
+// LeNet-5's conv2 at 64, 4 filters a block, 64 chunks 20.3 us against 32 chunks 23.5;
+// fast3x3's second layer at 128, 8 filters, 64 chunks 64.6 us against 26 chunks 85.0).
+constexpr int kMaxTailFloats = 131072;
+constexpr int kMaxTailFloatsBefore = 32768;  // per 256 images: PCNN_CONV_DW_BLOCKS=0
 
 // Square 3x3 and 5x5 filters at unit stride are compile-time constants of the kernels (RS): a
 // weight-gradient thread then owns a whole filter row of taps and a data-gradient thread a strip
@@ -136,6 +141,7 @@ struct FusedArgs {
   unsigned* counter;  // (ktiles), zero on entry and on exit
   int dw_blocks, chunks, imgs_per_chunk, ktiles;
   int ct, ctiles;
+  int sum_loads;  // loads in flight in the sums over chunks (CudaContext::sum_loads)
 };
 
 struct FusedPlan {

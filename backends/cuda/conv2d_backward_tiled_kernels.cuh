@@ -114,14 +114,7 @@ __device__ __forceinline__ void backward_weights_block(const FusedArgs& a, int c
   __threadfence();
   const float* all = a.partial + size_t(kt_idx) * a.chunks * per_tile;
   for (int e = threadIdx.x; e < per_tile; e += blockDim.x) {
-    // Eight running sums keep eight loads in flight; the order is still fixed.
-    float v[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
-    int ch = 0;
-    for (; ch + 8 <= a.chunks; ch += 8)
-#pragma unroll
-      for (int u = 0; u < 8; ++u) v[u] += __ldcg(all + size_t(ch + u) * per_tile + e);
-    for (; ch < a.chunks; ++ch) v[0] += __ldcg(all + size_t(ch) * per_tile + e);
-    const float sum = ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
+    const float sum = sum_rows_as(a.sum_loads, all + e, a.chunks, per_tile);
     const int it = e / KT, k = k0 + e % KT;
     if (k >= s.K) continue;
     if (it < crs) {

@@ -56,6 +56,14 @@ class CudaContext {
   // plan leaves it open (conv2d.cuh dw_threads): PCNN_CONV_DW_THREADS=128, 256 or 512, a
   // measuring aid; 0 (unset): by the shape (conv2d_backward.cu auto_dw_threads).
   int conv_dw_threads() const { return conv_dw_threads_; }
+  // Loads a thread keeps in flight where a reduction adds up chunk sums (common.cuh sum_rows):
+  // 32, or PCNN_SUM_LOADS=8, a measuring aid.
+  int sum_loads() const { return sum_loads_; }
+  // Whether the convolution backward's weight-gradient blocks are planned as before session 26
+  // (conv2d_backward.cu plan_fused: fewer chunks, wider filter tiles): PCNN_CONV_DW_BLOCKS=0 so,
+  // 1 the session-26 plan; unset: kDwBlocksBefore.
+  bool dw_blocks_before() const { return dw_blocks_before_; }
+  static constexpr bool kDwBlocksBefore = true;
 
   // ---- choices made by timing ----------------------------------------------------------------
   // The convolution backward's one launch or two (conv2d_backward.cu) is timed on a shape's first
@@ -118,6 +126,8 @@ class CudaContext {
   int lanes_ = 2;  // PCNN_CONV_LANES: 0, 1 or 2
   bool vec_tiles_ = true;  // PCNN_GEMM_VEC unset or 1
   int conv_dw_threads_ = 0;  // PCNN_CONV_DW_THREADS
+  int sum_loads_ = 32;       // PCNN_SUM_LOADS
+  bool dw_blocks_before_ = kDwBlocksBefore;  // PCNN_CONV_DW_BLOCKS
   bool log_choices_ = false;
   std::map<ChoiceKey, bool> conv_split_;  // key -> Split was faster
   std::string name_;

@@ -172,14 +172,13 @@ __device__ __forceinline__ bool join_splits(float* acc, int kThreads, int tile, 
   __syncthreads();
   if (!is_last) return false;
   __threadfence();
-  const float* all = partial + size_t(tile) * splits * E * kThreads;
+  const float* all = partial + size_t(tile) * splits * E * kThreads + threadIdx.x;
+  // Split by split, a thread's E sums side by side: E loads in flight, each sum in split order.
 #pragma unroll
-  for (int e = 0; e < E; ++e) {
-    float v = 0.f;
-    for (int sp = 0; sp < splits; ++sp)
-      v += __ldcg(all + (size_t(sp) * E + e) * kThreads + threadIdx.x);
-    acc[e] = v;
-  }
+  for (int e = 0; e < E; ++e) acc[e] = 0.f;
+  for (int sp = 0; sp < splits; ++sp)
+#pragma unroll
+    for (int e = 0; e < E; ++e) acc[e] += __ldcg(all + (size_t(sp) * E + e) * kThreads);
   if (threadIdx.x == 0) counter[tile] = 0u;
   return true;
 }
