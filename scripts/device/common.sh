@@ -63,9 +63,10 @@ lab_session() {
     { grep -B5 -A20 error "$out/build.log" | head -60; exit 1; }
 }
 
-# step_lab_checks BUILD VAR "VALUES" MODELS: the step lab (cuda; batch 64, 256, 1024; fp32 and
-# bf16) on MODELS under each value of VAR in turn, twice, then cuda and cudnn in the same run on
-# both built-in models in fp32; all into summary.log (after lab_session).
+# step_lab_checks BUILD VAR "VALUES" MODELS: the step lab (cuda; batch 64, 256, 1024, or the
+# list in $STEP_BATCHES; fp32 and bf16) on MODELS under each value of VAR in turn, twice, then
+# cuda and cudnn in the same run on both built-in models in fp32; all into summary.log (after
+# lab_session).
 step_lab_checks() {
   local build=$1 var=$2 values=$3 models=$4
   log "step lab, $models, $var = $values interleaved, twice"
@@ -73,7 +74,8 @@ step_lab_checks() {
     for v in $values; do
       echo "$var=$v"
       env "$var=$v" timeout 60 "$build/bench/kernels/pcnn_step_lab" cuda --models "$models" \
-        --batches 64,256,1024 --precisions fp32,bf16 --graph-only 2>&1 | grep "^cuda"
+        --batches "${STEP_BATCHES:-64,256,1024}" --precisions fp32,bf16 --graph-only 2>&1 |
+        grep "^cuda"
     done
   done | tee -a "$out/summary.log"
   log "step lab, cuda and cudnn in the same run"

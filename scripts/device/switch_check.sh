@@ -1,29 +1,60 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine, from the repository root: the checks and timings of one measuring
 # switch of the cuda backend (an environment variable that turns a kernel choice off) in one call
-# of about 300 s, the labs built there (about 150 s on 16 cores). In order: the cuda suite under
-# each value, the kernel lab's checks and timings, the step lab with the values interleaved
-# (twice, fp32 and bf16), cuda and cudnn in the same run, ncu of both models at batch 1024.
-# Needs scripts/device/bundle.sh's include/, lib/ and onnx-node/ carried:
+# of about 300 s, the labs built there (about 150-185 s on 16 cores). In order: the cuda suite
+# under each value, the kernel lab's checks and timings, the step lab with the values interleaved
+# (twice, fp32 and bf16, on $MODELS), cuda and cudnn in the same run, `--recipe fast` under each
+# value in turn where Fashion-MNIST was carried, ncu of both models at batch 1024.
+# Needs scripts/device/bundle.sh's include/ and lib/ carried, and onnx-node/ for the suite's
+# ONNX cases (or .deps/device/fashion-mnist in its place: the whole bundle is over the carry
+# limit), e.g.
 #   carry [".deps/device/include", ".deps/device/lib", ".deps/device/onnx-node"]
 # Hands back results.tgz and summary.log.
-# Usage: scripts/device/switch_check.sh VARIABLE "VALUES" LAB
+# Usage: [MODELS=a,b] [STEP_BATCHES=64,256] scripts/device/switch_check.sh VARIABLE "VALUES" LAB
+#        [LAB_ARGS...]
 #   e.g. scripts/device/switch_check.sh PCNN_GEMM_VEC "0 1" gemm
+#        MODELS=lenet5,simard2003,fast3x3 STEP_BATCHES=64,128,256,1024 \
+#          scripts/device/switch_check.sh PCNN_CONV_DW_BLOCKS "0 1" conv --time 128 c3p
+#        (the conv lab's checks under each value, then fast3x3's layers at 128 timed)
 set -uo pipefail
 var=$1 values=$2 lab=$3
+shift 3
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 b=/tmp/build-switch
-lab_session /tmp/pcnn-switch $b pcnn_step_lab "pcnn_${lab}_lab" pcnn_tests
+lab_session /tmp/pcnn-switch $b pcnn pcnn_step_lab "pcnn_${lab}_lab" pcnn_tests
 log "cuda suite under $var = each of: $values"
 for v in $values; do
   env "$var=$v" timeout 120 $b/tests/pcnn_tests --backend cuda --test-suite=backend \
     > "$out/suite_$v.log" 2>&1
   log "  $var=$v: exit $?; $(grep 'test cases' "$out/suite_$v.log")"
 done
-log "$lab lab: every variant checked, the models' layers timed"
-timeout 150 $b/bench/kernels/pcnn_${lab}_lab > "$out/${lab}_lab.log" 2>&1
-log "  exit $?; $(tail -1 "$out/${lab}_lab.log")"
-step_lab_checks $b "$var" "$values" lenet5,simard2003
+if [ $# -gt 0 ]; then  # the lab's checks under each value, then its run with LAB_ARGS
+  for v in $values; do
+    env "$var=$v" timeout 100 $b/bench/kernels/pcnn_${lab}_lab --check-only \
+      > "$out/${lab}_check_$v.log" 2>&1
+    log "  $lab lab checks, $var=$v: exit $?; $(tail -1 "$out/${lab}_check_$v.log")"
+  done
+fi
+log "$lab lab ${*:-(every variant checked, the layers of the models timed)}, under each value"
+for v in $values; do
+  env "$var=$v" timeout 150 $b/bench/kernels/pcnn_${lab}_lab "$@" > "$out/${lab}_lab_$v.log" 2>&1
+  log "  $var=$v: exit $?; $(tail -1 "$out/${lab}_lab_$v.log")"
+done
+step_lab_checks $b "$var" "$values" "${MODELS:-lenet5,simard2003}"
+if [ -d .deps/device/fashion-mnist ]; then
+  log "--recipe fast, seeds 1-5, under each value in turn"
+  data=(--data .deps/device/fashion-mnist)
+  $b/pcnn train "${data[@]}" --backend cuda --epochs 1 --limit 1000 -q > /dev/null 2>&1  # cache
+  for seed in 1 2 3 4 5; do
+    for v in $values; do
+      env "$var=$v" /usr/bin/time -f "wall %e s" $b/pcnn train "${data[@]}" --backend cuda \
+        --recipe fast --seed $seed --quiet --timings > "$out/tta_${seed}_$v.log" 2>&1
+      log "  seed $seed, $var=$v: $(grep final "$out/tta_${seed}_$v.log" | cut -c1-40);" \
+        "training $(grep '^training' "$out/tta_${seed}_$v.log" | awk '{print $NF}') s;" \
+        "$(grep wall "$out/tta_${seed}_$v.log")"
+    done
+  done
+fi
 log "ncu, both models at 1024, fp32 and bf16"
 bash scripts/device/profile_kernels.sh $b "$out/ncu" cuda:lenet5:1024 cuda:simard2003:1024 \
   cuda:lenet5:1024:bf16 cuda:simard2003:1024:bf16 2>&1 | tee -a "$out/summary.log"
