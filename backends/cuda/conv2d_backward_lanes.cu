@@ -326,7 +326,7 @@ __global__ void __launch_bounds__(kLanesDwMaxWarps * 32, 2)
   }
 }
 
-// dw (then db) = the chunks' sums, in chunk order.
+// dw (then db) = the chunks' sums, in a fixed order (sum_rows).
 __global__ void conv2d_dw_lanes_reduce(Conv2dShape s, const float* partial, int chunks, float* dw,
                                        float* db, int loads) {
   wait_for_previous_kernel();
