@@ -219,6 +219,9 @@ FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool 
       int i = 0;
       while (i < 5 && kDwKTiles[i] < s.K) ++i;
       while (i > 0 && too_few(kDwKTiles[i])) --i;
+      // Plan 2: a tile that leaves filters idle (6 of 16: 3 tiles for 18) gives way to the next
+      // smaller one that covers K exactly (4: 4 tiles for 16), which fills more places too.
+      if (ctx.dw_plan() == 2 && i > 0 && s.K % kDwKTiles[i] && s.K % kDwKTiles[i - 1] == 0) --i;
       // 16 filters x 5 taps of accumulators spill (ptxas, sm_90): stop at 8 for 5x5 filters.
       if (kDwKTiles[i] == 16 && ts == 5) --i;
       f.kt = kDwKTiles[i];

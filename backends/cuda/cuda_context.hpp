@@ -59,11 +59,14 @@ class CudaContext {
   // Loads a thread keeps in flight where a reduction adds up chunk sums (common.cuh sum_rows):
   // 32, or PCNN_SUM_LOADS=8, a measuring aid.
   int sum_loads() const { return sum_loads_; }
-  // Whether the convolution backward's weight-gradient blocks are planned as before session 26
-  // (conv2d_backward.cu plan_fused: fewer chunks, wider filter tiles): PCNN_CONV_DW_BLOCKS=0 so,
-  // 1 the session-26 plan; unset: kDwBlocksBefore.
-  bool dw_blocks_before() const { return dw_blocks_before_; }
-  static constexpr bool kDwBlocksBefore = true;
+  // How the convolution backward's weight-gradient blocks are planned (conv2d_backward.cu
+  // plan_fused), a measuring aid: PCNN_CONV_DW_BLOCKS=0 as before session 26 (fewer chunks,
+  // wider filter tiles), 1 the session-26 plan, 2 that plan with a filter tile that leaves
+  // filters idle giving way to the next smaller one where that one covers them exactly; unset:
+  // kDwPlan.
+  int dw_plan() const { return dw_plan_; }
+  bool dw_blocks_before() const { return dw_plan_ == 0; }
+  static constexpr int kDwPlan = 1;
 
   // ---- choices made by timing ----------------------------------------------------------------
   // The convolution backward's one launch or two (conv2d_backward.cu) is timed on a shape's first
@@ -127,7 +130,7 @@ class CudaContext {
   bool vec_tiles_ = true;  // PCNN_GEMM_VEC unset or 1
   int conv_dw_threads_ = 0;  // PCNN_CONV_DW_THREADS
   int sum_loads_ = 32;       // PCNN_SUM_LOADS
-  bool dw_blocks_before_ = kDwBlocksBefore;  // PCNN_CONV_DW_BLOCKS
+  int dw_plan_ = kDwPlan;  // PCNN_CONV_DW_BLOCKS
   bool log_choices_ = false;
   std::map<ChoiceKey, bool> conv_split_;  // key -> Split was faster
   std::string name_;

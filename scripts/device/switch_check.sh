@@ -4,14 +4,15 @@
 # of about 300 s, the labs built there (about 150-185 s on 16 cores). In order: the cuda suite
 # under each value, the kernel lab's checks and timings, the step lab with the values interleaved
 # (twice, fp32 and bf16, on $MODELS), cuda and cudnn in the same run, `--recipe fast` under each
-# value in turn where Fashion-MNIST was carried, ncu of both models at batch 1024.
+# value in turn where Fashion-MNIST was carried, ncu of both models at batch 1024 (not with
+# SKIP_NCU=1, where the switch leaves those steps alone).
 # Needs scripts/device/bundle.sh's include/ and lib/ carried, and onnx-node/ for the suite's
 # ONNX cases (or .deps/device/fashion-mnist in its place: the whole bundle is over the carry
 # limit), e.g.
 #   carry [".deps/device/include", ".deps/device/lib", ".deps/device/onnx-node"]
 # Hands back results.tgz and summary.log.
-# Usage: [MODELS=a,b] [STEP_BATCHES=64,256] scripts/device/switch_check.sh VARIABLE "VALUES" LAB
-#        [LAB_ARGS...]
+# Usage: [MODELS=a,b] [STEP_BATCHES=64,256] [SKIP_NCU=1] scripts/device/switch_check.sh
+#        VARIABLE "VALUES" LAB [LAB_ARGS...]
 #   e.g. scripts/device/switch_check.sh PCNN_GEMM_VEC "0 1" gemm
 #        MODELS=lenet5,simard2003,fast3x3 STEP_BATCHES=64,128,256,1024 \
 #          scripts/device/switch_check.sh PCNN_CONV_DW_BLOCKS "0 1" conv --time 128 c3p
@@ -55,6 +56,7 @@ if [ -d .deps/device/fashion-mnist ]; then
     done
   done
 fi
+[ "${SKIP_NCU:-0}" = 1 ] && { log done; exit 0; }
 log "ncu, both models at 1024, fp32 and bf16"
 bash scripts/device/profile_kernels.sh $b "$out/ncu" cuda:lenet5:1024 cuda:simard2003:1024 \
   cuda:lenet5:1024:bf16 cuda:simard2003:1024:bf16 2>&1 | tee -a "$out/summary.log"
