@@ -173,6 +173,15 @@ int auto_dw_threads(const CudaContext& ctx, const Conv2dShape& s) {
   return s.stride == 1 || s.N >= 1024 ? 256 : 0;
 }
 
+// The next smaller instantiated filter tile where `kt` leaves filters idle (6 of 16: three
+// tiles for 18) and that one covers K exactly (4: four tiles for 16), else 0. Plan 2 takes it;
+// plan 3 times both (tile_choice).
+int exact_tile_below(const Conv2dShape& s, int kt) {
+  for (int i = 1; i < 6; ++i)
+    if (kDwKTiles[i] == kt) return s.K % kt && s.K % kDwKTiles[i - 1] == 0 ? kDwKTiles[i - 1] : 0;
+  return 0;
+}
+
 FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool want_dx,
                      const ConvBackwardPlan& plan) {
   FusedPlan f;
@@ -219,9 +228,7 @@ FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool 
       int i = 0;
       while (i < 5 && kDwKTiles[i] < s.K) ++i;
       while (i > 0 && too_few(kDwKTiles[i])) --i;
-      // Plan 2: a tile that leaves filters idle (6 of 16: 3 tiles for 18) gives way to the next
-      // smaller one that covers K exactly (4: 4 tiles for 16), which fills more places too.
-      if (ctx.dw_plan() == 2 && i > 0 && s.K % kDwKTiles[i] && s.K % kDwKTiles[i - 1] == 0) --i;
+      if (ctx.dw_plan() == 2 && exact_tile_below(s, kDwKTiles[i])) --i;
       // 16 filters x 5 taps of accumulators spill (ptxas, sm_90): stop at 8 for 5x5 filters.
       if (kDwKTiles[i] == 16 && ts == 5) --i;
       f.kt = kDwKTiles[i];
@@ -405,6 +412,41 @@ const FusedPlan& tiled_or_split(CudaContext& ctx, const Conv2dShape& s, const Co
   return t_split < t_tiled ? split : tiled;
 }
 
+// The filter tile Auto runs under plan 3 (PCNN_CONV_DW_BLOCKS): the rule's, or the exact
+// smaller one (exact_tile_below) where the rule's leaves filters idle, whichever was faster when
+// both were timed on the shape's first call, kept as tiled_or_split keeps its choice (step lab,
+// H100, session 27: LeNet-5's conv2, 16 filters, at batch 64 ran 26.7 us in 4-filter tiles
+// against 29.1 in 6-filter ones, and at 128 40.8 against 37.0: neither tile wins both). Only
+// between plans of the same chunks and threads, whose blocks sum every filter's terms in the
+// same order (a filter's sums do not depend on the filters beside it in its block): the same
+// bits either way, so the choice cannot change a run's results.
+FusedPlan tile_choice(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
+                      const FusedPlan& rule, ConvBackwardPlan as, bool want_dw, bool want_dx,
+                      const std::function<void(const FusedPlan&)>& run) {
+  const int smaller = want_dw && ctx.dw_plan() == 3 ? exact_tile_below(s, rule.kt) : 0;
+  if (!smaller) return rule;
+  as.dw_k_tile = smaller;
+  as.dw_chunks = rule.chunks;
+  const FusedPlan other = plan_fused(ctx, s, want_dw, want_dx, as);
+  if (!other.ok || other.chunks != rule.chunks || other.imgs != rule.imgs ||
+      other.threads != rule.threads)
+    return rule;
+  // clang-format off
+  const CudaContext::ChoiceKey key{s.N, s.C, s.H, s.W, s.K, s.R, s.S, s.stride, s.pad,
+                                   int(epi.act), int(epi.pool), epi.pool_window, epi.pool_stride};
+  // clang-format on
+  if (const bool* chosen = ctx.conv_tile_choice(key)) return *chosen ? other : rule;
+  if (ctx.capturing()) return rule;  // nothing may be timed there
+  const auto [t_rule, t_other] = median_us(ctx, rule, other, run);
+  if (ctx.log_choices())
+    std::fprintf(stderr,
+                 "pcnn cuda: conv backward N%d C%d %dx%d K%d %dx%d: %d-filter tiles %.1f us, "
+                 "%d-filter %.1f us\n",
+                 s.N, s.C, s.H, s.W, s.K, s.R, s.S, rule.kt, t_rule, other.kt, t_other);
+  ctx.set_conv_tile_choice(key, t_other < t_rule);
+  return t_other < t_rule ? other : rule;
+}
+
 bool dact_foldable(const ConvEpilogue& epi) {
   return epi.pool == PoolKind::None || epi.pool_window == epi.pool_stride;
 }
@@ -491,9 +533,16 @@ void backward_any(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi
       plan.variant == ConvBwdVariant::Split) {
     ConvBackwardPlan as = plan;
     if (plan.variant == ConvBwdVariant::Auto) as.variant = ConvBwdVariant::Tiled;
-    const FusedPlan f = plan_fused(ctx, s, want_dw, want_dx, as);
-    if (f.ok) {
+    const FusedPlan rule = plan_fused(ctx, s, want_dw, want_dx, as);
+    if (rule.ok) {
       const auto run = [&](const FusedPlan& p) { run_fused(ctx, p, s, d, x, w, dx, dw, db); };
+      const FusedPlan f = plan.variant == ConvBwdVariant::Auto
+                              ? tile_choice(ctx, s, epi, rule, as, want_dw, want_dx, run)
+                              : rule;
+      if (f.kt != rule.kt) {  // Split with the same tile and chunks: the same bits again
+        as.dw_k_tile = f.kt;
+        as.dw_chunks = f.chunks;
+      }
       as.variant = ConvBwdVariant::Split;
       const FusedPlan g = plan.variant == ConvBwdVariant::Auto
                               ? plan_fused(ctx, s, want_dw, want_dx, as)

@@ -62,11 +62,11 @@ class CudaContext {
   // How the convolution backward's weight-gradient blocks are planned (conv2d_backward.cu
   // plan_fused), a measuring aid: PCNN_CONV_DW_BLOCKS=0 as before session 26 (fewer chunks,
   // wider filter tiles), 1 the session-26 plan, 2 that plan with a filter tile that leaves
-  // filters idle giving way to the next smaller one where that one covers them exactly; unset:
-  // kDwPlan.
+  // filters idle giving way to the next smaller one where that one covers them exactly, 3 the
+  // faster of those two tiles, timed on the shape's first call; unset: kDwPlan.
   int dw_plan() const { return dw_plan_; }
   bool dw_blocks_before() const { return dw_plan_ == 0; }
-  static constexpr int kDwPlan = 1;
+  static constexpr int kDwPlan = 3;
 
   // ---- choices made by timing ----------------------------------------------------------------
   // The convolution backward's one launch or two (conv2d_backward.cu) is timed on a shape's first
@@ -77,6 +77,10 @@ class CudaContext {
   bool log_choices() const { return log_choices_; }
   const bool* conv_split_choice(const ChoiceKey& key) const;  // nullptr: not timed yet
   void set_conv_split_choice(const ChoiceKey& key, bool split) { conv_split_[key] = split; }
+  // Likewise the weight-gradient blocks' filter tile under plan 3 (dw_plan): whether the smaller
+  // of the two timed was faster.
+  const bool* conv_tile_choice(const ChoiceKey& key) const;
+  void set_conv_tile_choice(const ChoiceKey& key, bool smaller) { conv_tile_[key] = smaller; }
 
   // Makes this context's GPU the calling thread's current device (a no-op when it already is):
   // replicas of a data-parallel run each own a GPU and may share one host thread.
@@ -133,6 +137,7 @@ class CudaContext {
   int dw_plan_ = kDwPlan;  // PCNN_CONV_DW_BLOCKS
   bool log_choices_ = false;
   std::map<ChoiceKey, bool> conv_split_;  // key -> Split was faster
+  std::map<ChoiceKey, bool> conv_tile_;   // key -> the smaller filter tile was faster
   std::string name_;
   cudaStream_t stream_ = nullptr;
   unsigned* counters_ = nullptr;

@@ -4,6 +4,8 @@
 // times each variant on the table's LeNet-5 and Simard layers at batch 64 and 1024, in fp32 and
 // bf16, against the unfused composition (the composed default in bf16) as the baseline. Times are per call inside a captured graph (what a layer
 // costs inside the training step).
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "backends/cuda/conv2d.cuh"
@@ -190,6 +192,49 @@ void check_all(CudaBackend& be, SerialBackend& ref) {
               failures());
 }
 
+// Plan 3's timed filter tile (PCNN_CONV_DW_BLOCKS, CudaContext::dw_plan) against the rule's
+// tile alone (plan 1): the same bits on the backward of every model layer at 64 and 128 images,
+// fp32 and bf16, as conv2d_backward.cu tile_choice promises. Two backends on the one GPU, each
+// with the plan its context read when it was made.
+void check_tile_choice_bits() {
+  const char* was = std::getenv("PCNN_CONV_DW_BLOCKS");
+  const std::string saved = was ? was : "";
+  setenv("PCNN_CONV_DW_BLOCKS", "1", 1);
+  CudaBackend rule(0);
+  setenv("PCNN_CONV_DW_BLOCKS", "3", 1);
+  CudaBackend timed(0);
+  if (was) setenv("PCNN_CONV_DW_BLOCKS", saved.c_str(), 1);
+  else unsetenv("PCNN_CONV_DW_BLOCKS");
+  int compared = 0;
+  for (int N : {64, 128})
+    for (Op op : {Op::conv2d_fused_backward, Op::conv2d_fused_backward_16})
+      for (const OpCase& c : cases_of(op, N, true)) {
+        if (c.name.rfind("fp16", 0) == 0) continue;  // the same kernels as bf16
+        DeviceTensors a(rule, test::case_tensors(c)), b(timed, test::case_tensors(c));
+        for (int call = 0; call < 2; ++call) {  // the first call times, the second takes the choice
+          if (test::is_fused_16(op)) {
+            backward16(rule, c, a, {});
+            backward16(timed, c, b, {});
+          } else {
+            backward(rule, c, a, {});
+            backward(timed, c, b, {});
+          }
+        }
+        const auto x = a.outputs(), y = b.outputs();
+        bool same = x.size() == y.size();
+        for (size_t i = 0; same && i < x.size(); ++i)
+          same = x[i].values.size() == y[i].values.size() &&
+                 std::memcmp(x[i].values.data(), y[i].values.data(),
+                             x[i].values.size() * sizeof(float)) == 0;
+        if (!same) {
+          ++failures();
+          std::printf("  FAIL %s: plan 3's tile gives other bits than plan 1's\n", c.name.c_str());
+        }
+        ++compared;
+      }
+  std::printf("plan 3 against plan 1, bit for bit: %d cases\n", compared);
+}
+
 // Part 2: timings of one case (a model's layer), forward or backward, fp32 or 16-bit, every
 // variant that can run it, against the base class's composed default.
 void time_case(CudaBackend& be, SerialBackend& ref, const OpCase& c) {
@@ -258,6 +303,7 @@ int main(int argc, char** argv) {
       only = argv[3];
     } else {
       check_all(be, ref);
+      check_tile_choice_bits();
     }
     if (mode != "--check-only") {
       // The layers as the models call them (the first layer, C == 1, wants no dx), in fp32 and
