@@ -173,13 +173,17 @@ int auto_dw_threads(const CudaContext& ctx, const Conv2dShape& s) {
   return s.stride == 1 || s.N >= 1024 ? 256 : 0;
 }
 
-// The next smaller instantiated filter tile where `kt` leaves filters idle (6 of 16: three
-// tiles for 18) and that one covers K exactly (4: four tiles for 16), else 0. Plan 2 takes it;
-// plan 3 times both (tile_choice).
-int exact_tile_below(const Conv2dShape& s, int kt) {
+// The next smaller instantiated filter tile than `kt`, else 0.
+int tile_below(int kt) {
   for (int i = 1; i < 6; ++i)
-    if (kDwKTiles[i] == kt) return s.K % kt && s.K % kDwKTiles[i - 1] == 0 ? kDwKTiles[i - 1] : 0;
+    if (kDwKTiles[i] == kt) return kDwKTiles[i - 1];
   return 0;
+}
+// That tile where `kt` leaves filters idle (6 of 16: three tiles for 18) and it covers K exactly
+// (4: four tiles for 16), else 0: what plan 2 takes, and what plan 3 times against `kt`.
+int exact_tile_below(const Conv2dShape& s, int kt) {
+  const int below = tile_below(kt);
+  return below && s.K % kt && s.K % below == 0 ? below : 0;
 }
 
 FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool want_dx,
@@ -412,18 +416,22 @@ const FusedPlan& tiled_or_split(CudaContext& ctx, const Conv2dShape& s, const Co
   return t_split < t_tiled ? split : tiled;
 }
 
-// The filter tile Auto runs under plan 3 (PCNN_CONV_DW_BLOCKS): the rule's, or the exact
-// smaller one (exact_tile_below) where the rule's leaves filters idle, whichever was faster when
-// both were timed on the shape's first call, kept as tiled_or_split keeps its choice (step lab,
-// H100, session 27: LeNet-5's conv2, 16 filters, at batch 64 ran 26.7 us in 4-filter tiles
-// against 29.1 in 6-filter ones, and at 128 40.8 against 37.0: neither tile wins both). Only
-// between plans of the same chunks and threads, whose blocks sum every filter's terms in the
-// same order (a filter's sums do not depend on the filters beside it in its block): the same
-// bits either way, so the choice cannot change a run's results.
+// The filter tile Auto runs under plans 3 and 4 (PCNN_CONV_DW_BLOCKS): the rule's or the next
+// smaller one (plan 3: only where the rule's leaves filters idle and the smaller covers K
+// exactly, exact_tile_below), whichever was faster when both were timed on the shape's first
+// call, kept as tiled_or_split keeps its choice. No rule of block counts got every layer right (H100, session
+// 27: LeNet-5's conv2, 16 filters, at batch 64 ran 26.7 us in 4-filter tiles against 29.1 in the
+// rule's 6-filter ones, at 128 40.8 against 37.0; the kernel lab put fast3x3's conv1 at 128 at
+// 15.9 us in 4-filter tiles against 19.3 in the rule's 8). Only between plans of the same chunks
+// and threads, whose blocks sum every filter's terms in the same order (a filter's sums do not
+// depend on the filters beside it in its block): the same bits either way, so the choice cannot
+// change a run's results (the conv lab checks it).
 FusedPlan tile_choice(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
                       const FusedPlan& rule, ConvBackwardPlan as, bool want_dw, bool want_dx,
                       const std::function<void(const FusedPlan&)>& run) {
-  const int smaller = want_dw && ctx.dw_plan() == 3 ? exact_tile_below(s, rule.kt) : 0;
+  int smaller = 0;
+  if (want_dw && ctx.dw_plan() == 3) smaller = exact_tile_below(s, rule.kt);
+  if (want_dw && ctx.dw_plan() == 4) smaller = tile_below(rule.kt);
   if (!smaller) return rule;
   as.dw_k_tile = smaller;
   as.dw_chunks = rule.chunks;

@@ -63,7 +63,8 @@ class CudaContext {
   // plan_fused), a measuring aid: PCNN_CONV_DW_BLOCKS=0 as before session 26 (fewer chunks,
   // wider filter tiles), 1 the session-26 plan, 2 that plan with a filter tile that leaves
   // filters idle giving way to the next smaller one where that one covers them exactly, 3 the
-  // faster of those two tiles, timed on the shape's first call; unset: kDwPlan.
+  // faster of those two tiles, timed on the shape's first call, 4 the faster of the session-26
+  // tile and the next smaller one, whatever they cover; unset: kDwPlan.
   int dw_plan() const { return dw_plan_; }
   bool dw_blocks_before() const { return dw_plan_ == 0; }
   static constexpr int kDwPlan = 3;

@@ -192,16 +192,16 @@ void check_all(CudaBackend& be, SerialBackend& ref) {
               failures());
 }
 
-// Plan 3's timed filter tile (PCNN_CONV_DW_BLOCKS, CudaContext::dw_plan) against the rule's
-// tile alone (plan 1): the same bits on the backward of every model layer at 64 and 128 images,
-// fp32 and bf16, as conv2d_backward.cu tile_choice promises. Two backends on the one GPU, each
-// with the plan its context read when it was made.
-void check_tile_choice_bits() {
+// The timed filter tiles of plans 3 and 4 (PCNN_CONV_DW_BLOCKS, CudaContext::dw_plan) against
+// the rule's tile alone (plan 1): the same bits on the backward of every model layer at 64 and
+// 128 images, fp32 and bf16, as conv2d_backward.cu tile_choice promises. Two backends on the one
+// GPU, each with the plan its context read when it was made.
+void check_tile_choice_bits(const char* plan) {
   const char* was = std::getenv("PCNN_CONV_DW_BLOCKS");
   const std::string saved = was ? was : "";
   setenv("PCNN_CONV_DW_BLOCKS", "1", 1);
   CudaBackend rule(0);
-  setenv("PCNN_CONV_DW_BLOCKS", "3", 1);
+  setenv("PCNN_CONV_DW_BLOCKS", plan, 1);
   CudaBackend timed(0);
   if (was) setenv("PCNN_CONV_DW_BLOCKS", saved.c_str(), 1);
   else unsetenv("PCNN_CONV_DW_BLOCKS");
@@ -228,11 +228,12 @@ void check_tile_choice_bits() {
                              x[i].values.size() * sizeof(float)) == 0;
         if (!same) {
           ++failures();
-          std::printf("  FAIL %s: plan 3's tile gives other bits than plan 1's\n", c.name.c_str());
+          std::printf("  FAIL %s: plan %s's tile gives other bits than plan 1's\n",
+                      c.name.c_str(), plan);
         }
         ++compared;
       }
-  std::printf("plan 3 against plan 1, bit for bit: %d cases\n", compared);
+  std::printf("plan %s against plan 1, bit for bit: %d cases\n", plan, compared);
 }
 
 // Part 2: timings of one case (a model's layer), forward or backward, fp32 or 16-bit, every
@@ -303,7 +304,8 @@ int main(int argc, char** argv) {
       only = argv[3];
     } else {
       check_all(be, ref);
-      check_tile_choice_bits();
+      check_tile_choice_bits("3");
+      check_tile_choice_bits("4");
     }
     if (mode != "--check-only") {
       // The layers as the models call them (the first layer, C == 1, wants no dx), in fp32 and
