@@ -186,6 +186,12 @@ int exact_tile_below(const Conv2dShape& s, int kt) {
   return below && s.K % kt && s.K % below == 0 ? below : 0;
 }
 
+// Whether filter tiles a and b are compiled into one module (conv2d_backward_tiled_kt1_2.cu,
+// kt4_6, kt8_16): the driver loads a module whole on its first kernel, and timing a tile of
+// another module costs a run that module's load (H100, session 27: plan 4 timing 6-filter tiles
+// beside fast3x3's 8 and 16 made `--recipe fast`'s first two steps 0.08 s against 0.04).
+bool same_module(int a, int b) { return a / 4 == b / 4 || (a >= 8 && b >= 8); }
+
 FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool want_dx,
                      const ConvBackwardPlan& plan) {
   FusedPlan f;
@@ -416,22 +422,23 @@ const FusedPlan& tiled_or_split(CudaContext& ctx, const Conv2dShape& s, const Co
   return t_split < t_tiled ? split : tiled;
 }
 
-// The filter tile Auto runs under plans 3 and 4 (PCNN_CONV_DW_BLOCKS): the rule's or the next
-// smaller one (plan 3: only where the rule's leaves filters idle and the smaller covers K
-// exactly, exact_tile_below), whichever was faster when both were timed on the shape's first
-// call, kept as tiled_or_split keeps its choice. No rule of block counts got every layer right (H100, session
-// 27: LeNet-5's conv2, 16 filters, at batch 64 ran 26.7 us in 4-filter tiles against 29.1 in the
-// rule's 6-filter ones, at 128 40.8 against 37.0; the kernel lab put fast3x3's conv1 at 128 at
-// 15.9 us in 4-filter tiles against 19.3 in the rule's 8). Only between plans of the same chunks
-// and threads, whose blocks sum every filter's terms in the same order (a filter's sums do not
-// depend on the filters beside it in its block): the same bits either way, so the choice cannot
-// change a run's results (the conv lab checks it).
+// The filter tile Auto runs under plans 3-5 (PCNN_CONV_DW_BLOCKS): the rule's or a smaller one,
+// whichever was faster when both were timed on the shape's first call, kept as tiled_or_split
+// keeps its choice. No rule of block counts got every layer right (H100, session 27: LeNet-5's
+// conv2, 16 filters, at batch 64 ran 26.7 us in 4-filter tiles against 29.1 in the rule's
+// 6-filter ones, at 128 40.8 against 37.0). The smaller tile: plan 3 exact_tile_below, plan 4
+// the next smaller whatever it covers (fast3x3 at 256 +7 %, but loading another module for the
+// timing cost `--recipe fast` 0.04 s), plan 5 the first or else the second where both tiles are
+// in one module. Only between plans of the same chunks and threads, whose blocks sum every
+// filter's terms in the same order (a filter's sums do not depend on the filters beside it in
+// its block): the same bits either way, so the choice cannot change a run's results (the conv
+// lab checks it).
 FusedPlan tile_choice(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
                       const FusedPlan& rule, ConvBackwardPlan as, bool want_dw, bool want_dx,
                       const std::function<void(const FusedPlan&)>& run) {
-  int smaller = 0;
-  if (want_dw && ctx.dw_plan() == 3) smaller = exact_tile_below(s, rule.kt);
-  if (want_dw && ctx.dw_plan() == 4) smaller = tile_below(rule.kt);
+  const int plan = want_dw ? ctx.dw_plan() : 0, below = tile_below(rule.kt);
+  int smaller = plan == 3 || plan == 5 ? exact_tile_below(s, rule.kt) : 0;
+  if (plan == 4 || (plan == 5 && !smaller && same_module(rule.kt, below))) smaller = below;
   if (!smaller) return rule;
   as.dw_k_tile = smaller;
   as.dw_chunks = rule.chunks;

@@ -77,7 +77,7 @@ CudaContext::CudaContext(int device) : device_(device) {
     const char* sum_loads = std::getenv("PCNN_SUM_LOADS");
     if (sum_loads && std::string(sum_loads) == "8") sum_loads_ = 8;
     const char* dw_blocks = std::getenv("PCNN_CONV_DW_BLOCKS");
-    if (dw_blocks && dw_blocks[0] >= '0' && dw_blocks[0] <= '4' && !dw_blocks[1])
+    if (dw_blocks && dw_blocks[0] >= '0' && dw_blocks[0] <= '5' && !dw_blocks[1])
       dw_plan_ = dw_blocks[0] - '0';
     const char* log = std::getenv("PCNN_CUDA_LOG");
     log_choices_ = log && std::string(log) == "1";

@@ -60,11 +60,13 @@ class CudaContext {
   // 32, or PCNN_SUM_LOADS=8, a measuring aid.
   int sum_loads() const { return sum_loads_; }
   // How the convolution backward's weight-gradient blocks are planned (conv2d_backward.cu
-  // plan_fused), a measuring aid: PCNN_CONV_DW_BLOCKS=0 as before session 26 (fewer chunks,
-  // wider filter tiles), 1 the session-26 plan, 2 that plan with a filter tile that leaves
-  // filters idle giving way to the next smaller one where that one covers them exactly, 3 the
-  // faster of those two tiles, timed on the shape's first call, 4 the faster of the session-26
-  // tile and the next smaller one, whatever they cover; unset: kDwPlan.
+  // plan_fused, tile_choice), a measuring aid: PCNN_CONV_DW_BLOCKS=0 as before session 26
+  // (fewer chunks, wider filter tiles), 1 the session-26 plan, 2 that plan with a filter tile
+  // that leaves filters idle giving way to the next smaller one where that one covers them
+  // exactly, 3 (the default since session 27) the faster of those two tiles, timed on the
+  // shape's first call, 4 the faster of the session-26 tile and the next smaller one whatever
+  // they cover, 5 plan 3's pair or else plan 4's where both tiles are in one module (not yet
+  // run on a GPU); unset: kDwPlan.
   int dw_plan() const { return dw_plan_; }
   bool dw_blocks_before() const { return dw_plan_ == 0; }
   static constexpr int kDwPlan = 3;

@@ -306,6 +306,7 @@ int main(int argc, char** argv) {
       check_all(be, ref);
       check_tile_choice_bits("3");
       check_tile_choice_bits("4");
+      check_tile_choice_bits("5");
     }
     if (mode != "--check-only") {
       // The layers as the models call them (the first layer, C == 1, wants no dx), in fp32 and
