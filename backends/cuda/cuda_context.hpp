@@ -80,8 +80,8 @@ class CudaContext {
   bool log_choices() const { return log_choices_; }
   const bool* conv_split_choice(const ChoiceKey& key) const;  // nullptr: not timed yet
   void set_conv_split_choice(const ChoiceKey& key, bool split) { conv_split_[key] = split; }
-  // Likewise the weight-gradient blocks' filter tile under plan 3 (dw_plan): whether the smaller
-  // of the two timed was faster.
+  // Likewise the weight-gradient blocks' filter tile under plans 3-5 (dw_plan): whether the
+  // smaller of the two timed was faster.
   const bool* conv_tile_choice(const ChoiceKey& key) const;
   void set_conv_tile_choice(const ChoiceKey& key, bool smaller) { conv_tile_[key] = smaller; }
 

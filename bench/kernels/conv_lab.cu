@@ -192,7 +192,7 @@ void check_all(CudaBackend& be, SerialBackend& ref) {
               failures());
 }
 
-// The timed filter tiles of plans 3 and 4 (PCNN_CONV_DW_BLOCKS, CudaContext::dw_plan) against
+// The timed filter tiles of plans 3-5 (PCNN_CONV_DW_BLOCKS, CudaContext::dw_plan) against
 // the rule's tile alone (plan 1): the same bits on the backward of every model layer at 64 and
 // 128 images, fp32 and bf16, as conv2d_backward.cu tile_choice promises. Two backends on the one
 // GPU, each with the plan its context read when it was made.
@@ -211,7 +211,7 @@ void check_tile_choice_bits(const char* plan) {
       for (const OpCase& c : cases_of(op, N, true)) {
         if (c.name.rfind("fp16", 0) == 0) continue;  // the same kernels as bf16
         DeviceTensors a(rule, test::case_tensors(c)), b(timed, test::case_tensors(c));
-        for (int call = 0; call < 2; ++call) {  // the first call times, the second takes the choice
+        for (int call = 0; call < 2; ++call) {  // the first call times; the second takes the choice
           if (test::is_fused_16(op)) {
             backward16(rule, c, a, {});
             backward16(timed, c, b, {});
