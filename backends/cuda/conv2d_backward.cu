@@ -401,15 +401,20 @@ std::pair<double, double> median_us(CudaContext& ctx, const FusedPlan& p, const 
   return {tp[tp.size() / 2], tq[tq.size() / 2]};
 }
 
+// What names a shape and its epilogue among the choices Auto keeps (CudaContext).
+CudaContext::ChoiceKey choice_key(const Conv2dShape& s, const ConvEpilogue& epi) {
+  // clang-format off
+  return {s.N, s.C, s.H, s.W, s.K, s.R, s.S, s.stride, s.pad,
+          int(epi.act), int(epi.pool), epi.pool_window, epi.pool_stride};
+  // clang-format on
+}
+
 // The plan Auto runs: `tiled` or `split` (both fit), chosen as said above.
 const FusedPlan& tiled_or_split(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
                                 const FusedPlan& tiled, const FusedPlan& split,
                                 const std::function<void(const FusedPlan&)>& run) {
   if (ctx.forced_conv_split() >= 0) return ctx.forced_conv_split() ? split : tiled;
-  // clang-format off
-  const CudaContext::ChoiceKey key{s.N, s.C, s.H, s.W, s.K, s.R, s.S, s.stride, s.pad,
-                                   int(epi.act), int(epi.pool), epi.pool_window, epi.pool_stride};
-  // clang-format on
+  const CudaContext::ChoiceKey key = choice_key(s, epi);
   if (const bool* chosen = ctx.conv_split_choice(key)) return *chosen ? split : tiled;
   if (ctx.capturing()) return tiled;
   const auto [t_tiled, t_split] = median_us(ctx, tiled, split, run);
@@ -446,10 +451,7 @@ FusedPlan tile_choice(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue
   if (!other.ok || other.chunks != rule.chunks || other.imgs != rule.imgs ||
       other.threads != rule.threads)
     return rule;
-  // clang-format off
-  const CudaContext::ChoiceKey key{s.N, s.C, s.H, s.W, s.K, s.R, s.S, s.stride, s.pad,
-                                   int(epi.act), int(epi.pool), epi.pool_window, epi.pool_stride};
-  // clang-format on
+  const CudaContext::ChoiceKey key = choice_key(s, epi);
   if (const bool* chosen = ctx.conv_tile_choice(key)) return *chosen ? other : rule;
   if (ctx.capturing()) return rule;  // nothing may be timed there
   const auto [t_rule, t_other] = median_us(ctx, rule, other, run);
