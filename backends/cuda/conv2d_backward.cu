@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "backends/cuda/common.cuh"
@@ -409,35 +410,50 @@ CudaContext::ChoiceKey choice_key(const Conv2dShape& s, const ConvEpilogue& epi)
   // clang-format on
 }
 
-// The plan Auto runs: `tiled` or `split` (both fit), chosen as said above.
-const FusedPlan& tiled_or_split(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
-                                const FusedPlan& tiled, const FusedPlan& split,
-                                const std::function<void(const FusedPlan&)>& run) {
-  if (ctx.forced_conv_split() >= 0) return ctx.forced_conv_split() ? split : tiled;
+// How a log line names a plan of `what` choice.
+std::string plan_name(CudaContext::Choice what, const FusedPlan& f) {
+  if (what == CudaContext::Choice::ConvSplit) return f.split ? "two launches" : "one launch";
+  return std::to_string(f.kt) + "-filter tiles";
+}
+
+// Auto's pick between two plans of a layer's backward, `a` the rule's: the one kept for this
+// shape, else (on the shape's first call, outside a capture) the faster of the two, timed by
+// median_us, kept in the context.
+FusedPlan faster_plan(CudaContext& ctx, CudaContext::Choice what, const Conv2dShape& s,
+                      const ConvEpilogue& epi, const FusedPlan& a, const FusedPlan& b,
+                      const std::function<void(const FusedPlan&)>& run) {
   const CudaContext::ChoiceKey key = choice_key(s, epi);
-  if (const bool* chosen = ctx.conv_split_choice(key)) return *chosen ? split : tiled;
-  if (ctx.capturing()) return tiled;
-  const auto [t_tiled, t_split] = median_us(ctx, tiled, split, run);
+  if (const bool* second = ctx.timed_choice(what, key)) return *second ? b : a;
+  if (ctx.capturing()) return a;  // nothing may be timed there
+  const auto [ta, tb] = median_us(ctx, a, b, run);
   if (ctx.log_choices())
     std::fprintf(stderr,
-                 "pcnn cuda: conv backward N%d C%d %dx%d K%d %dx%d stride %d pad %d: one launch "
-                 "%.1f us, two %.1f us\n",
-                 s.N, s.C, s.H, s.W, s.K, s.R, s.S, s.stride, s.pad, t_tiled, t_split);
-  ctx.set_conv_split_choice(key, t_split < t_tiled);
-  return t_split < t_tiled ? split : tiled;
+                 "pcnn cuda: conv backward N%d C%d %dx%d K%d %dx%d stride %d pad %d: %s %.1f us, "
+                 "%s %.1f us\n",
+                 s.N, s.C, s.H, s.W, s.K, s.R, s.S, s.stride, s.pad, plan_name(what, a).c_str(),
+                 ta, plan_name(what, b).c_str(), tb);
+  ctx.set_timed_choice(what, key, tb < ta);
+  return tb < ta ? b : a;
+}
+
+// The plan Auto runs: `tiled` or `split` (both fit), chosen as said above.
+FusedPlan tiled_or_split(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
+                         const FusedPlan& tiled, const FusedPlan& split,
+                         const std::function<void(const FusedPlan&)>& run) {
+  if (ctx.forced_conv_split() >= 0) return ctx.forced_conv_split() ? split : tiled;
+  return faster_plan(ctx, CudaContext::Choice::ConvSplit, s, epi, tiled, split, run);
 }
 
 // The filter tile Auto runs under plans 3-5 (PCNN_CONV_DW_BLOCKS): the rule's or a smaller one,
-// whichever was faster when both were timed on the shape's first call, kept as tiled_or_split
-// keeps its choice. No rule of block counts got every layer right (H100, session 27: LeNet-5's
-// conv2, 16 filters, at batch 64 ran 26.7 us in 4-filter tiles against 29.1 in the rule's
-// 6-filter ones, at 128 40.8 against 37.0). The smaller tile: plan 3 exact_tile_below, plan 4
-// the next smaller whatever it covers (fast3x3 at 256 +7 %, but loading another module for the
-// timing cost `--recipe fast` 0.04 s), plan 5 the first or else the second where both tiles are
-// in one module. Only between plans of the same chunks and threads, whose blocks sum every
-// filter's terms in the same order (a filter's sums do not depend on the filters beside it in
-// its block): the same bits either way, so the choice cannot change a run's results (the conv
-// lab checks it).
+// whichever was faster when both were timed on the shape's first call (faster_plan). No rule of
+// block counts got every layer right (H100, session 27: LeNet-5's conv2, 16 filters, at batch
+// 64 ran 26.7 us in 4-filter tiles against 29.1 in the rule's 6-filter ones, at 128 40.8 against
+// 37.0). The smaller tile: plan 3 exact_tile_below, plan 4 the next smaller whatever it covers
+// (fast3x3 at 256 +7 %, but loading another module for the timing cost `--recipe fast` 0.04 s),
+// plan 5 the first or else the second where both tiles are in one module. Only between plans of
+// the same chunks and threads, whose blocks sum every filter's terms in the same order (a
+// filter's sums do not depend on the filters beside it in its block): the same bits either way,
+// so the choice cannot change a run's results (the conv lab checks it).
 FusedPlan tile_choice(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
                       const FusedPlan& rule, ConvBackwardPlan as, bool want_dw, bool want_dx,
                       const std::function<void(const FusedPlan&)>& run) {
@@ -451,17 +467,7 @@ FusedPlan tile_choice(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue
   if (!other.ok || other.chunks != rule.chunks || other.imgs != rule.imgs ||
       other.threads != rule.threads)
     return rule;
-  const CudaContext::ChoiceKey key = choice_key(s, epi);
-  if (const bool* chosen = ctx.conv_tile_choice(key)) return *chosen ? other : rule;
-  if (ctx.capturing()) return rule;  // nothing may be timed there
-  const auto [t_rule, t_other] = median_us(ctx, rule, other, run);
-  if (ctx.log_choices())
-    std::fprintf(stderr,
-                 "pcnn cuda: conv backward N%d C%d %dx%d K%d %dx%d: %d-filter tiles %.1f us, "
-                 "%d-filter %.1f us\n",
-                 s.N, s.C, s.H, s.W, s.K, s.R, s.S, rule.kt, t_rule, other.kt, t_other);
-  ctx.set_conv_tile_choice(key, t_other < t_rule);
-  return t_other < t_rule ? other : rule;
+  return faster_plan(ctx, CudaContext::Choice::ConvTile, s, epi, rule, other, run);
 }
 
 bool dact_foldable(const ConvEpilogue& epi) {

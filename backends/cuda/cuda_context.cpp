@@ -79,6 +79,8 @@ CudaContext::CudaContext(int device) : device_(device) {
     const char* dw_blocks = std::getenv("PCNN_CONV_DW_BLOCKS");
     if (dw_blocks && dw_blocks[0] >= '0' && dw_blocks[0] <= '5' && !dw_blocks[1])
       dw_plan_ = dw_blocks[0] - '0';
+    const char* fused = std::getenv("PCNN_FUSED_UPDATE");
+    fused_update_ = !(fused && std::string(fused) == "0");
     const char* log = std::getenv("PCNN_CUDA_LOG");
     log_choices_ = log && std::string(log) == "1";
     PCNN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
@@ -94,13 +96,9 @@ CudaContext::CudaContext(int device) : device_(device) {
 
 CudaContext::~CudaContext() { release(); }
 
-const bool* CudaContext::conv_split_choice(const ChoiceKey& key) const {
-  const auto it = conv_split_.find(key);
-  return it == conv_split_.end() ? nullptr : &it->second;
-}
-const bool* CudaContext::conv_tile_choice(const ChoiceKey& key) const {
-  const auto it = conv_tile_.find(key);
-  return it == conv_tile_.end() ? nullptr : &it->second;
+const bool* CudaContext::timed_choice(Choice what, const ChoiceKey& key) const {
+  const auto it = choices_.find({what, key});
+  return it == choices_.end() ? nullptr : &it->second;
 }
 
 // PCNN_PAD_DEVICE_MEMORY=BYTES: that much device memory is taken before anything else, so every

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstddef>
 #include <map>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,9 @@ class CudaContext {
   // Whether Auto may pick the dense layers' vector tiles (gemm_tile.cuh TileVec64): PCNN_GEMM_VEC=0
   // keeps the scalar tiles, to measure what they give.
   bool vec_tiles_allowed() const { return vec_tiles_; }
+  // The end of a training step (checked_update) in one launch (step_check.cu); PCNN_FUSED_UPDATE=0
+  // composes check_step, the update and the counter's increment instead, a measuring aid.
+  bool fused_update() const { return fused_update_; }
   // The most threads of the convolution backward's weight-gradient blocks, for every layer whose
   // plan leaves it open (conv2d.cuh dw_threads): PCNN_CONV_DW_THREADS=128, 256 or 512, a
   // measuring aid; 0 (unset): by the shape (conv2d_backward.cu auto_dw_threads).
@@ -69,21 +73,23 @@ class CudaContext {
   // run on a GPU); unset: kDwPlan.
   int dw_plan() const { return dw_plan_; }
   bool dw_blocks_before() const { return dw_plan_ == 0; }
-  static constexpr int kDwPlan = 3;
+  static constexpr int kDwPlan = 5;
 
   // ---- choices made by timing ----------------------------------------------------------------
-  // The convolution backward's one launch or two (conv2d_backward.cu) is timed on a shape's first
-  // call and kept here, per context: `key` names the shape and its epilogue. PCNN_CONV_SPLIT=0|1
-  // forces it (forced_conv_split() 0 or 1; -1: time it), PCNN_CUDA_LOG=1 prints each timing.
+  // Auto times two plans of a convolution backward on a shape's first call and keeps the faster
+  // here, per context (conv2d_backward.cu faster_plan): one launch or two (ConvSplit;
+  // PCNN_CONV_SPLIT=0|1 forces it: forced_conv_split() 0 or 1, -1 to time it), and under plans
+  // 3-5 (dw_plan) the weight-gradient blocks' filter tile, the rule's or a smaller one
+  // (ConvTile). `key` names the shape and its epilogue; PCNN_CUDA_LOG=1 prints each timing.
+  enum class Choice { ConvSplit, ConvTile };
   using ChoiceKey = std::array<int, 13>;
   int forced_conv_split() const { return forced_conv_split_; }
   bool log_choices() const { return log_choices_; }
-  const bool* conv_split_choice(const ChoiceKey& key) const;  // nullptr: not timed yet
-  void set_conv_split_choice(const ChoiceKey& key, bool split) { conv_split_[key] = split; }
-  // Likewise the weight-gradient blocks' filter tile under plans 3-5 (dw_plan): whether the
-  // smaller of the two timed was faster.
-  const bool* conv_tile_choice(const ChoiceKey& key) const;
-  void set_conv_tile_choice(const ChoiceKey& key, bool smaller) { conv_tile_[key] = smaller; }
+  // nullptr: not timed yet; else whether the second plan timed was the faster
+  const bool* timed_choice(Choice what, const ChoiceKey& key) const;
+  void set_timed_choice(Choice what, const ChoiceKey& key, bool second) {
+    choices_[{what, key}] = second;
+  }
 
   // Makes this context's GPU the calling thread's current device (a no-op when it already is):
   // replicas of a data-parallel run each own a GPU and may share one host thread.
@@ -135,12 +141,12 @@ class CudaContext {
   int mma_ = -1;  // PCNN_MMA: 0, 1, or -1 unset
   int lanes_ = 2;  // PCNN_CONV_LANES: 0, 1 or 2
   bool vec_tiles_ = true;  // PCNN_GEMM_VEC unset or 1
+  bool fused_update_ = true;  // PCNN_FUSED_UPDATE unset or 1
   int conv_dw_threads_ = 0;  // PCNN_CONV_DW_THREADS
   int sum_loads_ = 32;       // PCNN_SUM_LOADS
   int dw_plan_ = kDwPlan;  // PCNN_CONV_DW_BLOCKS
   bool log_choices_ = false;
-  std::map<ChoiceKey, bool> conv_split_;  // key -> Split was faster
-  std::map<ChoiceKey, bool> conv_tile_;   // key -> the smaller filter tile was faster
+  std::map<std::pair<Choice, ChoiceKey>, bool> choices_;  // -> the second plan was faster
   std::string name_;
   cudaStream_t stream_ = nullptr;
   unsigned* counters_ = nullptr;
