@@ -58,15 +58,4 @@ void Backend::linear_backward(int N, int in, int out, Activation act, const floa
   if (dx) gemm(false, false, N, in, out, 1.f, d_pre, out, w, in, 0.f, dx, in);  // dx = d_pre w
 }
 
-void Backend::checked_update(bool adam, size_t n, float* params, const float* grads,
-                             float* state1, float* state2, const int32_t* step, float* metrics,
-                             float* hyper, int32_t* advance) {
-  check_step(n, grads, step, metrics, hyper);
-  if (adam)
-    adam_update(n, params, grads, state1, state2, hyper, step);
-  else
-    sgd_update(n, params, grads, state1, hyper);
-  if (advance) increment(advance);
-}
-
 }  // namespace pcnn

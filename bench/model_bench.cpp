@@ -64,7 +64,7 @@ void per_layer(Backend& be, Model& model, Optimizer& opt, FixedBatch& fb, int N,
                                   fb.metrics.get());
     lap(kLoss);
     for (size_t i = L; i-- > 0;) model.backward_layer(i, N), lap(kBack + i);
-    opt.checked_step(fb.counter.get(), fb.metrics.get(), nullptr);  // as a step ends
+    opt.step(fb.counter.get());
     lap(kUpdate);
   };
   for (int i = 0; i < std::max(1, p.warmup); ++i) pass(nullptr);
@@ -138,7 +138,7 @@ ModelRun bench_model(Backend& be, int threads, const ModelSpec& spec, int batch,
     model.loss().forward_backward(be, batch, model.logits(), fb.y.get(), model.dlogits(),
                                   fb.metrics.get());
     model.backward(batch, opt.hyper() + kHyperLossScale);
-    opt.checked_step(fb.counter.get(), fb.metrics.get(), nullptr);  // as a step ends
+    opt.step(fb.counter.get());
   }, cfg.policy);
 
   if (cfg.per_layer) per_layer(be, model, opt, fb, batch, run.step.block, cfg.policy, run);

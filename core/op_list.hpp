@@ -152,15 +152,6 @@
   (size_t n, float* params, const float* grads, float* m, float* v, const float* hyper, \
    const int32_t* step)
 
-// ---- the end of a training step (fused; the default composes the three ops above) -----------
-// check_step(n, grads, step, metrics, hyper); then adam_update (adam: m = state1, v = state2)
-// or sgd_update (velocity = state1), which a faulty step leaves undone as they do; then, where
-// advance is given, increment(advance). advance may be the counter step points to: it moves
-// after every read of step.
-#define PCNN_OP_PARAMS_checked_update                                                        \
-  (bool adam, size_t n, float* params, const float* grads, float* state1, float* state2,    \
-   const int32_t* step, float* metrics, float* hyper, int32_t* advance)
-
 // ---- data pipeline -------------------------------------------------------------------------
 // Training batch number (*step % steps_per_epoch) of epoch (*step / steps_per_epoch); sample j
 // of it is shuffle_index(pos + j, data.count, epoch_seed(seed, epoch)) (core/shuffle.hpp).
@@ -249,7 +240,7 @@
 #define PCNN_FUSED_OPS(X)                                                                  \
   X(conv2d_fused_forward) X(conv2d_fused_backward) X(linear_forward) X(linear_backward)    \
   X(conv2d_fused_forward_16) X(conv2d_fused_backward_16) X(linear_forward_16)              \
-  X(linear_backward_16) X(checked_update)
+  X(linear_backward_16)
 
 #define PCNN_ALL_OPS(X) PCNN_REQUIRED_OPS(X) PCNN_FUSED_OPS(X)
 

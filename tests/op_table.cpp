@@ -1682,21 +1682,6 @@ void add_optimizers(std::vector<OpCase>& t, int) {
   }
 }
 
-// ---- the end of a step: check, update, advance ------------------------------------------------
-
-void add_checked_update(std::vector<OpCase>& t, int) {
-  const float nan = std::nanf("");
-  for (bool adam : {false, true}) {
-    t.push_back(checked_update_case(adam, 61706, 3, true, {}, true));  // LeNet-5's arena
-    t.push_back(checked_update_case(adam, 10007, 2, false, {}, false));
-    t.push_back(checked_update_case(adam, 10007, 2, true, {{5003, nan}}, false));
-    // past one block a multiprocessor's first round of loads, the fault in the last block
-    t.push_back(checked_update_case(adam, 300007, 2, true, {{299999, INFINITY}}, false));
-    t.push_back(unaligned(checked_update_case(adam, 10007, 3, true, {}, false),
-                          {"params", "grads", "state1", "state2"}));
-  }
-}
-
 // ---- 16-bit storage ---------------------------------------------------------------------------
 
 // Floats for round_to_16bit: random values over many binades, with the cases a conversion gets
@@ -1777,45 +1762,6 @@ void add_storage16(std::vector<OpCase>& t, int B) {
 }
 
 }  // namespace
-
-// `steps` calls of checked_update on the same gradients (with faults, or finite), sgd or adam,
-// each advancing the step counter it reads or none: a fused form must put its flags back for
-// the next call, read step before it moves, and leave a skipped step's parameters as they were.
-OpCase checked_update_case(bool adam, size_t n, int steps, bool advance,
-                           const std::vector<std::pair<size_t, float>>& faults, bool perf) {
-  OpParams p;
-  p.n = n;
-  p.steps = steps;
-  p.adam = adam;
-  p.advance = advance;
-  p.check = faults_at(faults);
-  std::string name = std::string(adam ? "adam" : "sgd") + " n" + std::to_string(n) + " x" +
-                     std::to_string(steps) + (advance ? " advancing" : "") +
-                     (faults.empty() ? "" : " with a fault");
-  // per element and step: the check reads g; SGD reads p, g, v and writes p, v; Adam also m
-  OpCase c = make_case(Op::checked_update, name, p, kElementwise,
-                       (adam ? 16.0 : 6.0) * n * steps, 4.0 * (adam ? 8 : 6) * n * steps, perf);
-  c.tensors = [](const OpParams& p, Rng& r) {
-    std::vector<float> hyper = hyper_values(p.adam ? 1e-3f : 0.05f, 0.9f, 5e-4f, 0.9f, 0.999f,
-                                            1e-8f, 0.5f, 1.f);  // skip: rewritten by the check
-    std::vector<TensorSpec> v = {inout("params", uniform(r, p.n)),
-                                 in("grads", with_faults(uniform(r, p.n), p.check.faults)),
-                                 inout("state1", uniform(r, p.n)),
-                                 inout("step", {1233.f}, DType::I32),
-                                 inout("metrics", metrics_before_check(p.check.step_loss)),
-                                 inout("hyper", hyper)};
-    if (p.adam) v.push_back(inout("state2", uniform(r, p.n, 0.f, 1.f)));
-    return v;
-  };
-  c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
-    for (int s = 0; s < p.steps; ++s)
-      be.checked_update(p.adam, p.n, t.f("params"), t.f("grads"), t.f("state1"),
-                        p.adam ? t.f("state2") : nullptr, t.i32("step"), t.f("metrics"),
-                        t.f("hyper"), p.advance ? t.i32("step") : nullptr);
-  };
-  return c;
-}
-
 
 // ---- public builders -------------------------------------------------------------------------------
 
@@ -1947,7 +1893,6 @@ std::vector<OpCase> op_table(int perf_batch) {
   add_softmax(t, perf_batch);
   add_check_step(t, perf_batch);
   add_optimizers(t, perf_batch);
-  add_checked_update(t, perf_batch);
   add_gather(t, perf_batch);
   add_augment(t, perf_batch);
   add_fused_conv(t, perf_batch);

@@ -164,9 +164,7 @@ struct OpParams {
   size_t n = 0;                       // element-wise ops (dropout_* too) and optimizers
   int steps = 1;                      // optimizer steps per launch
   bool skip = false;                  // optimizers: hyper[kHyperSkip] set, nothing may change
-  StepCheckArgs check;                // check_step, checked_update
-  bool adam = false;                  // checked_update: adam (else sgd)
-  bool advance = false;               // checked_update: advances the step counter it reads
+  StepCheckArgs check;                // check_step
   bool with_bias = true;              // conv2d_forward b, conv2d_backward_weights db, linear db
   bool want_dx = true;                // backward ops: dx or nullptr (a first layer); softmax dlogits
   bool in_place = false;              // activations: x == y, dy == dx
@@ -233,10 +231,6 @@ std::vector<float> hyper_values(float lr, float momentum, float weight_decay, fl
 // Builders the kernel lab shares for shapes outside the table (too large for a CPU test).
 OpCase gemm_case(const std::string& name, const GemmArgs& g, bool perf);
 OpCase optimizer_case(Op op, size_t n, int steps, bool perf, bool skip = false);
-// checked_update: `steps` calls, sgd or adam, advancing the step counter or not, on gradients
-// with these (index, value) faults
-OpCase checked_update_case(bool adam, size_t n, int steps, bool advance,
-                           const std::vector<std::pair<size_t, float>>& faults, bool perf);
 
 // The fused ops on 16-bit activations, and such a case as the base class computes it (widen, the
 // backend's fp32 op, round: backends/backend_default_16.cpp), called past the backend's override.

@@ -76,9 +76,13 @@ void Optimizer::set_moments(const std::vector<float>& m1, const std::vector<floa
   if (n2) state2_.upload(m2);
 }
 
-void Optimizer::checked_step(const int32_t* step_counter, float* metrics, int32_t* advance) {
-  be_.checked_update(cfg_.kind == "adam", model_.param_count(), model_.params(), model_.grads(),
-                     state1_.get(), state2_.get(), step_counter, metrics, hyper_.get(), advance);
+void Optimizer::step(const int32_t* step_counter) {
+  const size_t n = model_.param_count();
+  if (cfg_.kind == "adam")
+    be_.adam_update(n, model_.params(), model_.grads(), state1_.get(), state2_.get(),
+                    hyper_.get(), step_counter);
+  else
+    be_.sgd_update(n, model_.params(), model_.grads(), state1_.get(), hyper_.get());
 }
 
 }  // namespace pcnn

@@ -28,13 +28,10 @@ class Optimizer {
   // {scale, finite steps since it last moved}, for checkpoints (waits for the device).
   std::vector<float> loss_scale_state() const;
   void set_loss_scale_state(const std::vector<float>& s);
-  // The end of a step in one backend call (checked_update): check_step on the gradients (into
-  // metrics and hyper), one update of every parameter from its gradient unless the check found
-  // the step faulty, then *advance += 1 where advance is given. step_counter is the device-side
-  // step counter (Adam's t, the faulty step's number); advance may be the same counter.
-  void checked_step(const int32_t* step_counter, float* metrics, int32_t* advance);
+  // One update of every parameter from its gradient; step is the device-side step counter.
+  void step(const int32_t* step_counter);
   const OptimizerConfig& config() const { return cfg_; }
-  // The hyper-parameters in device memory; the check writes their kHyperSkip.
+  // The hyper-parameters in device memory; check_step writes their kHyperSkip.
   float* hyper() const { return hyper_.get(); }
   // The per-parameter state, for checkpoints: SGD's velocity, or Adam's first moment (m) and
   // second moment (v; empty for SGD). Adam's step count is the trainer's step counter.

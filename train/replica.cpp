@@ -57,10 +57,11 @@ Trainer::Replica::Replica(Backend& b, Model& m, const Dataset& train, const Norm
 // gradients, so all skip alike: a non-finite loss makes its replica's gradients NaN through the
 // softmax (core/loss_math.hpp), and the all-reduce spreads them (only logits past ~1e38 apart
 // give an infinite loss with finite gradients, which one replica alone would skip).
-// One backend call (checked_update), which also advances the update counter: with one replica
-// that is the data counter, whose last read this is (run_local_step).
 void Trainer::update(Replica& r) {
-  r.optimizer.checked_step(r.step_for_update(), r.metrics.get(), r.step_for_update());
+  r.be.check_step(r.model.param_count(), r.model.grads(), r.step_for_update(), r.metrics.get(),
+                  r.optimizer.hyper());
+  r.optimizer.step(r.step_for_update());
+  if (r.update_counter.get()) r.be.increment(r.update_counter.get());
 }
 
 void Trainer::allreduce_and_update() {

@@ -31,9 +31,8 @@ void Trainer::run_local_step(Replica& r, bool with_update) {
   r.model.backward(N, r.optimizer.hyper() + kHyperLossScale);
   // check and update before the counter moves: Adam's t and the faulty step's number are read
   // from it when R == 1
-  if (with_update) update(r);  // with one replica, it advances the data counter too
-  const bool advanced = with_update && !r.update_counter.get();
-  for (int k = advanced ? 1 : 0; k < R; ++k) r.be.increment(r.data_counter.get());
+  if (with_update) update(r);
+  for (int k = 0; k < R; ++k) r.be.increment(r.data_counter.get());
 }
 
 // Records one step into the backend's graph. False when the backend reports the capture failed

@@ -79,8 +79,6 @@ CudaContext::CudaContext(int device) : device_(device) {
     const char* dw_blocks = std::getenv("PCNN_CONV_DW_BLOCKS");
     if (dw_blocks && dw_blocks[0] >= '0' && dw_blocks[0] <= '5' && !dw_blocks[1])
       dw_plan_ = dw_blocks[0] - '0';
-    const char* fused = std::getenv("PCNN_FUSED_UPDATE");
-    fused_update_ = !(fused && std::string(fused) == "0");
     const char* log = std::getenv("PCNN_CUDA_LOG");
     log_choices_ = log && std::string(log) == "1";
     PCNN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));

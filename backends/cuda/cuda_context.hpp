@@ -53,9 +53,6 @@ class CudaContext {
   // Whether Auto may pick the dense layers' vector tiles (gemm_tile.cuh TileVec64): PCNN_GEMM_VEC=0
   // keeps the scalar tiles, to measure what they give.
   bool vec_tiles_allowed() const { return vec_tiles_; }
-  // The end of a training step (checked_update) in one launch (step_check.cu); PCNN_FUSED_UPDATE=0
-  // composes check_step, the update and the counter's increment instead, a measuring aid.
-  bool fused_update() const { return fused_update_; }
   // The most threads of the convolution backward's weight-gradient blocks, for every layer whose
   // plan leaves it open (conv2d.cuh dw_threads): PCNN_CONV_DW_THREADS=128, 256 or 512, a
   // measuring aid; 0 (unset): by the shape (conv2d_backward.cu auto_dw_threads).
@@ -67,10 +64,10 @@ class CudaContext {
   // plan_fused, tile_choice), a measuring aid: PCNN_CONV_DW_BLOCKS=0 as before session 26
   // (fewer chunks, wider filter tiles), 1 the session-26 plan, 2 that plan with a filter tile
   // that leaves filters idle giving way to the next smaller one where that one covers them
-  // exactly, 3 (the default since session 27) the faster of those two tiles, timed on the
-  // shape's first call, 4 the faster of the session-26 tile and the next smaller one whatever
-  // they cover, 5 plan 3's pair or else plan 4's where both tiles are in one module (not yet
-  // run on a GPU); unset: kDwPlan.
+  // exactly, 3 (session 27's default) the faster of those two tiles, timed on the shape's first
+  // call, 4 the faster of the session-26 tile and the next smaller one whatever they cover, 5
+  // (the default since session 28) plan 3's pair or else plan 4's where both tiles are in one
+  // module; unset: kDwPlan.
   int dw_plan() const { return dw_plan_; }
   bool dw_blocks_before() const { return dw_plan_ == 0; }
   static constexpr int kDwPlan = 5;
@@ -141,7 +138,6 @@ class CudaContext {
   int mma_ = -1;  // PCNN_MMA: 0, 1, or -1 unset
   int lanes_ = 2;  // PCNN_CONV_LANES: 0, 1 or 2
   bool vec_tiles_ = true;  // PCNN_GEMM_VEC unset or 1
-  bool fused_update_ = true;  // PCNN_FUSED_UPDATE unset or 1
   int conv_dw_threads_ = 0;  // PCNN_CONV_DW_THREADS
   int sum_loads_ = 32;       // PCNN_SUM_LOADS
   int dw_plan_ = kDwPlan;  // PCNN_CONV_DW_BLOCKS

@@ -1,13 +1,13 @@
 // Optimizer ops of the cuda backend (cudnn inherits them): one launch updates every parameter of
-// the arena (the loops: optimizer_loops.cuh); the Vec4 variants fall back to Scalar when a
-// pointer is not 16-byte aligned. Every kernel returns at once when hyper[kHyperSkip] is set
-// (check_step). Also the device-side step counter.
+// the arena. The per-element rule is core/optimizer_math.hpp; the Vec4 variants move 16 bytes per
+// access (the update is purely bandwidth-bound) and fall back to Scalar when a pointer is not
+// 16-byte aligned. Every kernel returns at once when hyper[kHyperSkip] is set (check_step).
+// Also the device-side step counter.
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/launch.cuh"
 #include "backends/cuda/optimizer.cuh"
-#include "backends/cuda/optimizer_loops.cuh"
 #include "core/optimizer_math.hpp"
 
 namespace pcnn {
@@ -27,7 +27,9 @@ __global__ void sgd_update_kernel_scalar(size_t n, float* p, const float* g, flo
                                          const float* hyper) {
   const SgdHyper h = sgd_hyper_after_previous_kernel(hyper);
   if (h.skip) return;  // check_step found the step not finite
-  sgd_share<false>(h, n, p, g, v);
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    sgd_step(h, p[i], g[i], v[i]);
 }
 
 // p, g, v (n), 16-byte aligned: float4 body, scalar tail
@@ -35,7 +37,23 @@ __global__ void sgd_update_kernel_vec4(size_t n, float* p, const float* g, float
                                        const float* hyper) {
   const SgdHyper h = sgd_hyper_after_previous_kernel(hyper);
   if (h.skip) return;  // check_step found the step not finite
-  sgd_share<true>(h, n, p, g, v);
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  const size_t first = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const size_t n4 = n / 4;
+  float4* p4 = reinterpret_cast<float4*>(p);
+  float4* v4 = reinterpret_cast<float4*>(v);
+  const float4* g4 = reinterpret_cast<const float4*>(g);
+  for (size_t i = first; i < n4; i += stride) {
+    float4 pp = p4[i], vv = v4[i];
+    const float4 gg = g4[i];
+    sgd_step(h, pp.x, gg.x, vv.x);
+    sgd_step(h, pp.y, gg.y, vv.y);
+    sgd_step(h, pp.z, gg.z, vv.z);
+    sgd_step(h, pp.w, gg.w, vv.w);
+    p4[i] = pp;
+    v4[i] = vv;
+  }
+  for (size_t i = n4 * 4 + first; i < n; i += stride) sgd_step(h, p[i], g[i], v[i]);
 }
 
 // The bias corrections need two powf: once per block, not once per element.
@@ -52,7 +70,9 @@ __global__ void adam_update_kernel_scalar(size_t n, float* p, const float* g, fl
   wait_for_previous_kernel();
   const AdamHyper h = block_adam_hyper(hyper, step);
   if (h.skip) return;  // after the block's barrier: every thread returns alike
-  adam_share<false>(h, n, p, g, m, v);
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    adam_step(h, p[i], g[i], m[i], v[i]);
 }
 
 // p, g, m, v (n), 16-byte aligned: float4 body, scalar tail
@@ -61,7 +81,25 @@ __global__ void adam_update_kernel_vec4(size_t n, float* p, const float* g, floa
   wait_for_previous_kernel();
   const AdamHyper h = block_adam_hyper(hyper, step);
   if (h.skip) return;  // after the block's barrier: every thread returns alike
-  adam_share<true>(h, n, p, g, m, v);
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  const size_t first = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const size_t n4 = n / 4;
+  float4* p4 = reinterpret_cast<float4*>(p);
+  float4* m4 = reinterpret_cast<float4*>(m);
+  float4* v4 = reinterpret_cast<float4*>(v);
+  const float4* g4 = reinterpret_cast<const float4*>(g);
+  for (size_t i = first; i < n4; i += stride) {
+    float4 pp = p4[i], mm = m4[i], vv = v4[i];
+    const float4 gg = g4[i];
+    adam_step(h, pp.x, gg.x, mm.x, vv.x);
+    adam_step(h, pp.y, gg.y, mm.y, vv.y);
+    adam_step(h, pp.z, gg.z, mm.z, vv.z);
+    adam_step(h, pp.w, gg.w, mm.w, vv.w);
+    p4[i] = pp;
+    m4[i] = mm;
+    v4[i] = vv;
+  }
+  for (size_t i = n4 * 4 + first; i < n; i += stride) adam_step(h, p[i], g[i], m[i], v[i]);
 }
 
 // counter (1) += 1

@@ -1,7 +1,7 @@
 // Kernel lab: the fused optimizer updates over a whole parameter arena, scalar vs float4, for
 // LeNet-5's arena and a large one, on the op table's optimizer cases; checked against serial,
 // GB/s from the bytes each element must move (SGD: p, g, v read, p, v written; Adam: p, g, m, v
-// read, p, m, v written); then the end of a step fused (checked_update) against its composition.
+// read, p, m, v written).
 #include <string>
 
 #include "backends/cuda/optimizer.cuh"
@@ -49,33 +49,6 @@ int main() {
           const double us = time_graph_us(be, launch);
           print_row(std::string(adam ? "adam n=" : "sgd n=") + std::to_string(n),
                     odd ? "auto (unaligned)" : vname, us, 0, c.bytes, err);
-        }
-    // The end of a step: check_step, the update and the counter's increment in one launch
-    // (checked_update, step_check.cu) against the three launches composed (Backend's default),
-    // on the op table's cases, LeNet-5's and Simard 2003's arenas; checked against serial.
-    print_header("checked_update: fused (one launch) against composed (three)");
-    for (size_t n : {size_t(61706), size_t(130370)})
-      for (bool adam : {false, true})
-        for (bool fused : {true, false}) {
-          const OpCase c = test::checked_update_case(adam, n, 1, true, {}, true);
-          const RunResult want = test::run_case(ref, c);
-          DeviceTensors d(be, test::case_tensors(c));
-          auto launch = [&] {
-            float* s2 = adam ? d.f("state2") : nullptr;
-            if (fused)
-              be.checked_update(adam, n, d.f("params"), d.f("grads"), d.f("state1"), s2,
-                                d.i32("step"), d.f("metrics"), d.f("hyper"), d.i32("step"));
-            else
-              be.Backend::checked_update(adam, n, d.f("params"), d.f("grads"), d.f("state1"),
-                                         s2, d.i32("step"), d.f("metrics"), d.f("hyper"),
-                                         d.i32("step"));
-          };
-          launch();
-          const double err = check_outputs(c.label() + (fused ? " fused" : " composed"), c, d,
-                                           want, {1e-5, "one formula per element"});
-          const double us = time_graph_us(be, launch);
-          print_row(std::string(adam ? "adam n=" : "sgd n=") + std::to_string(n),
-                    fused ? "fused" : "composed", us, 0, c.bytes, err);
         }
     std::printf("\noptimizer_lab: %d failures\n", failures());
     return failures() ? 1 : 0;
