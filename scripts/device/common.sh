@@ -82,3 +82,29 @@ step_lab_checks() {
   timeout 150 "$build/bench/kernels/pcnn_step_lab" --models lenet5,simard2003 \
     --batches 64,256,1024 --precisions fp32 --graph-only 2>&1 | tee -a "$out/summary.log"
 }
+
+# recipe_fast_runs BUILD "SEEDS" [VAR "VALUES"]: `pcnn train --backend cuda --recipe fast` on the
+# carried Fashion-MNIST (nothing without it), once a seed, under each value of VAR in turn where
+# VAR is given, the decoded-data cache filled first; a line a run in summary.log (accuracy,
+# training time, wall time), each run's output with its --timings table in
+# tta_SEED[_VALUE].log (after lab_session).
+recipe_fast_runs() {
+  local build=$1 seeds=$2 var=${3:-} values=${4:-} seed v tag name list
+  [ -d .deps/device/fashion-mnist ] || return 0
+  local data=(--data .deps/device/fashion-mnist)
+  log "--recipe fast, seeds $seeds${var:+, under each value of $var in turn}"
+  "$build/pcnn" train "${data[@]}" --backend cuda --epochs 1 --limit 1000 -q > /dev/null 2>&1
+  list=${var:+$values}  # without VAR, one run a seed ("-")
+  for seed in $seeds; do
+    for v in ${list:--}; do
+      if [ -n "$var" ]; then tag="_$v" name=", $var=$v"; else tag="" name=""; fi
+      env ${var:+"$var=$v"} /usr/bin/time -f "wall %e s" "$build/pcnn" train "${data[@]}" \
+        --backend cuda --recipe fast --seed "$seed" --quiet --timings \
+        > "$out/tta_$seed$tag.log" 2>&1
+      log "  seed $seed$name: $(grep final "$out/tta_$seed$tag.log" | cut -c1-40);" \
+        "training $(grep '^training' "$out/tta_$seed$tag.log" | awk '{print $NF}') s;" \
+        "$(grep wall "$out/tta_$seed$tag.log")"
+    done
+  done
+}
+

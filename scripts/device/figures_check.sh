@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine, from the repository root: the issue's figures for the tree as it is,
-# in one call of about 300 s (the build about 200 s of it). The step lab on $MODELS at
+# in one call of about 170 s on an H100 (the build about 140 s of it). The step lab on $MODELS at
 # $STEP_BATCHES in fp32 and bf16, twice; cuda and cudnn in the same run; `--recipe fast` on
 # seeds 1-10 with its --timings table, where Fashion-MNIST was carried. Needs
 # scripts/device/bundle.sh's include/ and lib/ carried, and .deps/device/fashion-mnist, e.g.
@@ -13,16 +13,5 @@ b=/tmp/build-figures
 lab_session /tmp/pcnn-figures $b pcnn pcnn_step_lab
 # the step lab under the default settings (a variable no run reads, for step_lab_checks' loop)
 step_lab_checks $b PCNN_FIGURES_CHECK "default" "${MODELS:-lenet5,simard2003,fast3x3}"
-if [ -d .deps/device/fashion-mnist ]; then
-  log "--recipe fast, seeds 1-10"
-  data=(--data .deps/device/fashion-mnist)
-  $b/pcnn train "${data[@]}" --backend cuda --epochs 1 --limit 1000 -q > /dev/null 2>&1  # cache
-  for seed in 1 2 3 4 5 6 7 8 9 10; do
-    /usr/bin/time -f "wall %e s" $b/pcnn train "${data[@]}" --backend cuda --recipe fast \
-      --seed $seed --quiet --timings > "$out/tta_$seed.log" 2>&1
-    log "  seed $seed: $(grep final "$out/tta_$seed.log" | cut -c1-40);" \
-      "training $(grep '^training' "$out/tta_$seed.log" | awk '{print $NF}') s;" \
-      "$(grep wall "$out/tta_$seed.log")"
-  done
-fi
+recipe_fast_runs $b "1 2 3 4 5 6 7 8 9 10"
 log done

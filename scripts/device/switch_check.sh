@@ -42,20 +42,7 @@ for v in $values; do
   log "  $var=$v: exit $?; $(tail -1 "$out/${lab}_lab_$v.log")"
 done
 step_lab_checks $b "$var" "$values" "${MODELS:-lenet5,simard2003}"
-if [ -d .deps/device/fashion-mnist ]; then
-  log "--recipe fast, seeds 1-5, under each value in turn"
-  data=(--data .deps/device/fashion-mnist)
-  $b/pcnn train "${data[@]}" --backend cuda --epochs 1 --limit 1000 -q > /dev/null 2>&1  # cache
-  for seed in 1 2 3 4 5; do
-    for v in $values; do
-      env "$var=$v" /usr/bin/time -f "wall %e s" $b/pcnn train "${data[@]}" --backend cuda \
-        --recipe fast --seed $seed --quiet --timings > "$out/tta_${seed}_$v.log" 2>&1
-      log "  seed $seed, $var=$v: $(grep final "$out/tta_${seed}_$v.log" | cut -c1-40);" \
-        "training $(grep '^training' "$out/tta_${seed}_$v.log" | awk '{print $NF}') s;" \
-        "$(grep wall "$out/tta_${seed}_$v.log")"
-    done
-  done
-fi
+recipe_fast_runs $b "1 2 3 4 5" "$var" "$values"
 [ "${SKIP_NCU:-0}" = 1 ] && { log done; exit 0; }
 log "ncu, both models at 1024, fp32 and bf16"
 bash scripts/device/profile_kernels.sh $b "$out/ncu" cuda:lenet5:1024 cuda:simard2003:1024 \
