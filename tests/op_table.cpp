@@ -1321,6 +1321,12 @@ void add_fused_conv(std::vector<OpCase>& t, int B) {
       // 32 images, a second, partly filled channel tile, three strips to a row, pad 1, pooling.
       {"5x5 stride 2 ragged", conv_shape(37, 7, 15, 31, 6, 5, 5, 2, 1),
        epilogue(Activation::ReLU, PoolKind::Max)},
+      // cuda's single-channel strips (7 pooled columns a thread, 2 filters): a short last strip,
+      // an odd filter count, avg pooling that keeps its pre-pool output, a third strip, pad 0.
+      {"one channel 9 pooled columns", conv_shape(3, 1, 22, 20, 5, 5, 5, 1, 1),
+       epilogue(Activation::Sigmoid, PoolKind::Avg)},
+      {"one channel three strips", conv_shape(2, 1, 16, 36, 7, 5, 5, 1, 0),
+       epilogue(Activation::Tanh, PoolKind::Max)},
   });
   // clang-format on
   // Channel counts past the default shared memory of the cuda backend's Tiled kernels: 32
@@ -1334,6 +1340,8 @@ void add_fused_conv(std::vector<OpCase>& t, int B) {
   shapes.push_back({"large plane 7x7 stride 2", conv_shape(1, 1, 160, 160, 16, 7, 7, 2, 3),
                     epilogue(Activation::ReLU, PoolKind::Max)});
   shapes.push_back({"large plane 16->32", conv_shape(1, 16, 64, 64, 32, 5, 5, 1, 2),
+                    epilogue(Activation::ReLU, PoolKind::Max)});
+  shapes.push_back({"large plane one channel 5x5", conv_shape(1, 1, 96, 100, 6, 5, 5, 1, 2),
                     epilogue(Activation::ReLU, PoolKind::Max)});
   for (const ConvShape& s : convs) shapes.push_back({s.name, s.s, ConvEpilogue{}});
   for (const Layer& l : shapes) {

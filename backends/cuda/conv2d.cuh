@@ -21,10 +21,13 @@ namespace pcnn::cuda {
 // Mma:  16-bit x and y only: the Tiled kernel's block on tensor cores (mma.sync m16n8k16, the
 //       filters rounded to the activations' format; conv2d_forward_mma.cuh); Auto's choice for
 //       16 bits where it fits.
-enum class ConvFwdVariant { Auto, Direct, Tiled, Ring, Gemm, Mma };
+// Strip: one input channel, 5x5 at unit stride, 2x2 pooling fused: a thread a strip of pooled
+//       outputs from registers, the input read through L1 (conv2d_forward_strip.cuh); Auto's
+//       choice where it fits (unless PCNN_CONV_STRIP=0).
+enum class ConvFwdVariant { Auto, Direct, Tiled, Ring, Gemm, Mma, Strip };
 struct ConvForwardPlan {
   ConvFwdVariant variant = ConvFwdVariant::Auto;
-  int k_per_thread = 0;  // filters each thread computes (1, 2 or 4)
+  int k_per_thread = 0;  // filters each thread computes (1, 2 or 4; Strip: 1, 2 or 3)
   int k_tiles = 0;       // blocks per image, each with K/k_tiles filters
 };
 
@@ -44,7 +47,11 @@ struct ConvForwardPlan {
 //       chunks of images, then their sums in chunk order), the data gradient too at unit stride
 //       with square filters (the forward's tensor-core block on the flipped filters), else by
 //       Split's kernel; Auto's choice for 16 bits where it fits.
-enum class ConvBwdVariant { Auto, Direct, Tiled, Split, Gemm, Mma };
+// Strip: no dx, one input channel, 5x5 at unit stride, 2x2 pooling: the weight gradient a strip of
+//       pooled outputs a thread, as the forward's Strip (conv2d_backward_strip.cu; dw_k_tile 1 or 2
+//       filters a thread, dw_chunks, dw_threads 32, 64 or 128); Auto's choice where it fits
+//       (unless PCNN_CONV_STRIP=0).
+enum class ConvBwdVariant { Auto, Direct, Tiled, Split, Gemm, Mma, Strip };
 struct ConvBackwardPlan {
   ConvBwdVariant variant = ConvBwdVariant::Auto;
   int dw_k_tile = 0;  // filters per weight-gradient block (1, 2, 4, 6, 8 or 16)

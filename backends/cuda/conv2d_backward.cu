@@ -23,6 +23,7 @@
 #include "backends/cuda/conv2d_backward_mma.cuh"
 #include "backends/cuda/conv2d_backward_tiled.cuh"
 #include "backends/cuda/conv2d_common.cuh"
+#include "backends/cuda/conv2d_strip.cuh"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/gemm.cuh"
 #include "backends/cuda/launch.cuh"
@@ -508,6 +509,16 @@ void run_mma(CudaContext& ctx, const MmaBackward& m, const Conv2dShape& s, const
   }
 }
 
+// The strip weight gradient where the plan asks for it, or leaves it to Auto and the context
+// allows it; not ok elsewhere.
+StripDwPlan strip_plan(const CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
+                       bool want_dx, const ConvBackwardPlan& plan) {
+  const bool asked = plan.variant == ConvBwdVariant::Strip ||
+                     (plan.variant == ConvBwdVariant::Auto && ctx.strip_allowed());
+  if (!asked || want_dx) return StripDwPlan{};
+  return plan_dw_strip(ctx, s, epi, plan.dw_k_tile, plan.dw_chunks, plan.dw_threads);
+}
+
 // The op for fp32 or 16-bit x, y, dy and dx (the latter only where native_16 says so).
 void backward_any(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi, const ActIn& x,
                   const float* w, const ConvKept& kept, const ActIn& y, const ActIn& dy,
@@ -542,6 +553,12 @@ void backward_any(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi
     d = DactSource{tmp, nullptr, nullptr, nullptr, Activation::None, PoolKind::None, 1};
     dact = tmp;
   }
+  if (const StripDwPlan sp = strip_plan(ctx, s, epi, want_dx, plan); sp.ok) {
+    run_dw_strip(ctx, sp, s, d, x, dw, db);
+    return;
+  }
+  PCNN_CHECK(plan.variant != ConvBwdVariant::Strip,
+             "cuda conv2d backward: the Strip variant does not fit this case");
   const bool auto_mma = plan.variant == ConvBwdVariant::Auto && auto_takes_mma(ctx, s);
   if (!fp32 && (auto_mma || plan.variant == ConvBwdVariant::Mma)) {
     const MmaBackward m = plan_mma(ctx, s, epi, want_dw, want_dx, plan);
@@ -600,6 +617,7 @@ void backward_any(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi
 bool conv2d_backward_supported(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
                                bool want_dx, const ConvBackwardPlan& plan) {
   if (plan.variant == ConvBwdVariant::Mma) return false;  // 16 bits only
+  if (plan.variant == ConvBwdVariant::Strip) return strip_plan(ctx, s, epi, want_dx, plan).ok;
   if (plan.variant != ConvBwdVariant::Tiled && plan.variant != ConvBwdVariant::Split) return true;
   return dact_foldable(epi) && plan_fused(ctx, s, true, want_dx, plan).ok;
 }
@@ -610,6 +628,8 @@ bool conv2d_backward_native_16(CudaContext& ctx, const Conv2dShape& s, const Con
   if (!dact_foldable(epi)) return false;  // d(pre-activation) materialised by fp32 ops first
   if (plan.variant == ConvBwdVariant::Direct) return true;
   if (plan.variant == ConvBwdVariant::Gemm) return false;
+  if (strip_plan(ctx, s, epi, want_dx, plan).ok) return true;
+  if (plan.variant == ConvBwdVariant::Strip) return false;
   if (plan.variant == ConvBwdVariant::Mma ||
       (plan.variant == ConvBwdVariant::Auto && auto_takes_mma(ctx, s))) {
     if (plan_mma(ctx, s, epi, want_dw, want_dx, plan).ok) return true;

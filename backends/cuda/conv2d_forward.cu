@@ -10,6 +10,7 @@
 #include "backends/cuda/conv2d_common.cuh"
 #include "backends/cuda/conv2d_forward_mma_launch.hpp"
 #include "backends/cuda/conv2d_forward_out.cuh"
+#include "backends/cuda/conv2d_forward_strip.cuh"
 #include "backends/cuda/conv_mma_layout.hpp"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/gemm.cuh"
@@ -27,56 +28,6 @@ constexpr int kMaxSmemFloats = (48 * 1024 - 256) / 4;
 // 512 threads, 1 block/SM minimum: ptxas (CUDA 13) then allows 128 registers, and the
 // register tiles of these kernels do not spill (it did with a bare 1024 or 512 bound).
 constexpr int kMaxThreads = 512;
-
-// The epilogue of one thread's KPT x PW x PW block of conv outputs at pooled (pp,pq), for one
-// activation A fixed at compile time.
-template <Activation A, int KPT, int PW>
-__device__ __forceinline__ void forward_epilogue_as(const Conv2dShape& s, const FwdOut& o, int n, int kbase,
-                                        int pp, int pq, float (&acc)[KPT][PW][PW]) {
-  const int P = s.P(), Q = s.Q();
-#pragma unroll
-  for (int kk = 0; kk < KPT; ++kk) {
-    const int k = kbase + kk;
-    if (k >= s.K) break;
-    const size_t plane = (size_t(n) * s.K + k);
-    float pooled = 0.f;
-    int best = 0;
-#pragma unroll
-    for (int i = 0; i < PW; ++i)
-#pragma unroll
-      for (int j = 0; j < PW; ++j) {
-        const float v = activate<A>(acc[kk][i][j]);
-        if (PW > 1 && o.act_out) o.act_out[plane * P * Q + (pp * PW + i) * Q + pq * PW + j] = v;
-        if (o.pool == PoolKind::Max) {
-          if ((i == 0 && j == 0) || v > pooled) {  // first maximum, row-major
-            pooled = v;
-            best = i * PW + j;
-          }
-        } else {
-          pooled += v;
-        }
-      }
-    if (PW > 1) {
-      const int P2 = P / PW, Q2 = Q / PW;
-      const size_t at = (plane * P2 + pp) * Q2 + pq;
-      o.y.store(at, o.pool == PoolKind::Max ? pooled : pooled * (1.f / float(PW * PW)));
-      if (o.pool == PoolKind::Max) o.argmax[at] = uint8_t(best);
-    } else {
-      o.y.store(plane * P * Q + pp * Q + pq, pooled);
-    }
-  }
-}
-
-// The activation is chosen once per thread, not once per element: with the switch inside the
-// unrolled tile (five activations since ELU) the LeNet-5 step ran 3-4 % slower on the H200.
-template <int KPT, int PW>
-__device__ __forceinline__ void forward_epilogue(const Conv2dShape& s, const FwdOut& o, int n,
-                                                 int kbase, int pp, int pq,
-                                                 float (&acc)[KPT][PW][PW]) {
-  dispatch_activation(o.act, [&](auto tag) {
-    forward_epilogue_as<decltype(tag)::value>(s, o, n, kbase, pp, pq, acc);
-  });
-}
 
 // x (N,C,H,W), w (K,C,R,S) -> y (N,K,P,Q); one thread per output, global memory
 __global__ void conv2d_forward_kernel_direct(Conv2dShape s, ActIn x, const float* w, FwdOut o) {
@@ -101,17 +52,6 @@ __global__ void conv2d_forward_kernel_direct(Conv2dShape s, ActIn x, const float
       }
     o.y.store(i, activate(o.act, acc));
   }
-}
-
-// One thread's KPT x PW x PW accumulators (its filters' conv outputs) start at their biases.
-template <int KPT, int PW>
-__device__ __forceinline__ void init_with_bias(float (&acc)[KPT][PW][PW], const float* bias) {
-#pragma unroll
-  for (int kk = 0; kk < KPT; ++kk)
-#pragma unroll
-    for (int i = 0; i < PW; ++i)
-#pragma unroll
-      for (int j = 0; j < PW; ++j) acc[kk][i][j] = bias[kk];
 }
 
 // Shared-memory layout of the Tiled kernel: the whole zero-padded image, then the filters.
@@ -329,9 +269,20 @@ int pick_kpt(CudaContext&, const Conv2dShape& s, int npos) {
   return 1;
 }
 
+// The strip kernel: one channel, 5x5 at unit stride, the 2x2 pooling fused; 2 filters a thread
+// unless the plan says 1 or 3. A shape it cannot hold gets a size that fits() refuses.
+Choice choose_strip(const Conv2dShape& s, const ConvEpilogue& epi, const ConvForwardPlan& plan) {
+  Choice ch{ConvFwdVariant::Strip, plan.k_per_thread ? plan.k_per_thread : 2, 2, 0, 1, 0};
+  ch.kt = ceil_div(s.K, ch.kpt) * ch.kpt;
+  ch.smem_floats = StripLayout(s, ch.kpt).total;
+  if (!strip_holds(s, epi)) ch.smem_floats = kMaxSmemFloats + 1;
+  return ch;
+}
+
 Choice choose(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
               const ConvForwardPlan& plan, ConvFwdVariant variant, bool sixteen) {
   if (variant == ConvFwdVariant::Mma) return choose_mma(s, epi, sixteen);
+  if (variant == ConvFwdVariant::Strip) return choose_strip(s, epi, plan);
   Choice ch{variant, 1, 1, 0, 1, 0};
   if (variant == ConvFwdVariant::Direct || variant == ConvFwdVariant::Gemm) return ch;
   ch.pw = (epi.pool != PoolKind::None && pool_fusable(s, epi)) ? 2 : 1;
@@ -363,6 +314,8 @@ Choice choose(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
 
 bool fits(const Choice& ch) {
   if (ch.variant == ConvFwdVariant::Mma) return ch.smem_floats <= kMaxSmemFloats;
+  if (ch.variant == ConvFwdVariant::Strip)
+    return ch.smem_floats <= kMaxSmemFloats && ch.kpt >= 1 && ch.kpt <= 3;
   return ch.variant == ConvFwdVariant::Direct || ch.variant == ConvFwdVariant::Gemm ||
          (ch.smem_floats <= kMaxSmemFloats && (ch.kpt == 1 || ch.kpt == 2 || ch.kpt == 4));
 }
@@ -376,6 +329,10 @@ Choice resolve(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
   if (sixteen && auto_takes_mma(ctx, s)) {
     const Choice mma = choose_mma(s, epi, true);
     if (fits(mma) && (epi.pool == PoolKind::None || mma.pw == 2)) return mma;
+  }
+  if (ctx.strip_allowed()) {
+    const Choice strip = choose_strip(s, epi, plan);
+    if (fits(strip)) return strip;
   }
   // The ring walks the rows one block at a time: it pays when there are many rows per block and
   // blocks for several waves (H200, batch 1024: LeNet conv1 34.4 us ring vs 37.5 tiled), and
@@ -422,6 +379,26 @@ void launch_pw(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const A
   else launch_rs<KPT, 1>(ctx, ch, s, x, w, o);
 }
 
+// Blocks of 128 threads, or 64 where that leaves fewer than two blocks a multiprocessor.
+void launch_strip(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const ActIn& x,
+                  const float* w, const FwdOut& o) {
+  constexpr int kWT = kStripWT;
+  const long long items = s.N * strip_items_per_image(s, ch.kpt);
+  const int threads = items >= 2LL * 128 * ctx.sm_count() ? 128 : 64;
+  const long long want = (items + threads - 1) / threads;
+  const int blocks = int(want < (1LL << 30) ? want : (1LL << 30));
+  const size_t smem = size_t(ch.smem_floats) * sizeof(float);
+  if (ch.kpt == 1)
+    launch(ctx, "conv2d_forward_kernel_strip", conv2d_forward_kernel_strip<1, kWT>, blocks,
+           threads, smem, s, x, w, o);
+  else if (ch.kpt == 2)
+    launch(ctx, "conv2d_forward_kernel_strip", conv2d_forward_kernel_strip<2, kWT>, blocks,
+           threads, smem, s, x, w, o);
+  else
+    launch(ctx, "conv2d_forward_kernel_strip", conv2d_forward_kernel_strip<3, kWT>, blocks,
+           threads, smem, s, x, w, o);
+}
+
 void launch_mma(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const ActIn& x,
                 const float* w, const FwdOut& o) {
   PCNN_CHECK(x.prec != Precision::F32, "cuda conv2d forward: the tensor-core kernel is 16-bit");
@@ -458,6 +435,8 @@ void forward_any(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi,
                                  : FwdOut{b, epi.act, PoolKind::None, nullptr, nullptr, y};
   if (ch.variant == ConvFwdVariant::Mma) {
     launch_mma(ctx, ch, s, x, w, o);
+  } else if (ch.variant == ConvFwdVariant::Strip) {
+    launch_strip(ctx, ch, s, x, w, o);
   } else if (ch.variant == ConvFwdVariant::Gemm) {
     conv2d_forward_gemm(ctx, s, epi.act, static_cast<const float*>(x.p), w, b, pre);
   } else if (ch.variant == ConvFwdVariant::Direct) {
@@ -518,7 +497,7 @@ void CudaBackend::conv2d_fused_forward(const Conv2dShape& s, const ConvEpilogue&
   cuda::conv2d_fused_forward(*this, s, epi, x, w, b, kept, scratch, y, cuda::ConvForwardPlan{});
 }
 
-// Native where the kernel writes y itself (Mma, Tiled, Ring, Direct with the pooling fused or
+// Native where the kernel writes y itself (Mma, Strip, Tiled, Ring, Direct with the pooling fused or
 // none); elsewhere the composed default, on the context's staging when the layer passes none
 // (stages_16bit).
 void CudaBackend::conv2d_fused_forward_16(Precision p, const Conv2dShape& s,

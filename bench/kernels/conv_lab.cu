@@ -23,6 +23,8 @@ std::vector<std::pair<std::string, cuda::ConvForwardPlan>> forward_plans(bool al
   v.push_back({"tiled auto", {cuda::ConvFwdVariant::Tiled, 0, 0}});
   v.push_back({"ring auto", {cuda::ConvFwdVariant::Ring, 0, 0}});
   v.push_back({"mma", {cuda::ConvFwdVariant::Mma, 0, 0}});  // 16-bit only
+  for (int kpt : {2, 1, 3})  // one channel, 5x5, pooled only
+    v.push_back({"strip kpt" + std::to_string(kpt), {cuda::ConvFwdVariant::Strip, kpt, 0}});
   for (int kpt : {1, 2, 4}) {
     if (!all && kpt == 1) continue;
     v.push_back({"tiled kpt" + std::to_string(kpt), {cuda::ConvFwdVariant::Tiled, kpt, 0}});
@@ -46,6 +48,15 @@ std::vector<std::pair<std::string, cuda::ConvBackwardPlan>> backward_plans(bool 
   v.push_back({"tiled generic", {cuda::ConvBwdVariant::Tiled, 0, 0, 0, 0, true}});
   v.push_back({"split generic", {cuda::ConvBwdVariant::Split, 0, 0, 0, 0, true}});
   v.push_back({"mma", {cuda::ConvBwdVariant::Mma}});  // 16-bit only
+  // One channel, 5x5, pooled, no dx: filters a thread, chunks, threads a block.
+  for (int kpt : {2, 1}) {
+    cuda::ConvBackwardPlan p{cuda::ConvBwdVariant::Strip, kpt};
+    v.push_back({"strip kpt" + std::to_string(kpt), p});
+    for (int th : {32, 128}) {
+      p.dw_threads = th;
+      v.push_back({"strip kpt" + std::to_string(kpt) + " th" + std::to_string(th), p});
+    }
+  }
   // Split's data gradient one image a lane (strided shapes it is compiled for), and without it.
   {
     cuda::ConvBackwardPlan p{cuda::ConvBwdVariant::Split};

@@ -1,0 +1,108 @@
+// Convolution forward of the single-channel strip layers (conv2d_strip.cuh; LeNet-5's conv1): a
+// thread computes KPT filters over a strip of WT pooled outputs of one pooled row, i.e. 2 conv
+// rows x 2*WT conv columns, from registers. Each of the 6 input rows those need is read once,
+// through L1 (no shared-memory staging of the image), into 2*WT+4 registers and used by every tap
+// of both conv rows: per row 2*WT+4 loads for up to 2*5*KPT*2*WT multiply-adds. The Tiled and
+// Ring kernels issue a shared load per 2-4 multiply-adds and leave a quarter of LeNet-5's six
+// filters idle in their tile of 8.
+//
+// Sums in the Tiled kernel's order (bias, then the taps row by row, left to right), so y is the
+// same to the bit; a row of padding is skipped where those add w * 0.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "backends/cuda/act_io.cuh"
+#include "backends/cuda/conv2d_forward_out.cuh"
+#include "backends/cuda/conv2d_strip.cuh"
+#include "backends/cuda/launch.cuh"
+#include "core/shapes.hpp"
+
+namespace pcnn::cuda {
+
+// Filters and biases of a strip launch, KPT-padded (zeros past K), in shared memory.
+struct StripLayout {
+  int groups, w_floats, total;
+  __host__ __device__ StripLayout(const Conv2dShape& s, int kpt) {
+    groups = (s.K + kpt - 1) / kpt;
+    w_floats = groups * kpt * 25;
+    total = w_floats + groups * kpt;
+  }
+};
+
+// x (N,1,H,W), w (K,1,5,5) -> y (N,K,P/2,Q/2) and what FwdOut keeps. Thread item (n, g, pp,
+// strip), the strip fastest: a warp's loads cover neighbouring rows of one image.
+template <int KPT, int WT>
+__global__ void __launch_bounds__(128)
+    conv2d_forward_kernel_strip(Conv2dShape s, ActIn x, const float* w, FwdOut o) {
+  wait_for_previous_kernel();
+  extern __shared__ float smem[];
+  constexpr int CW = 2 * WT, XW = CW + 4;  // conv columns, input columns of a strip
+  const StripLayout L(s, KPT);
+  float* ws = smem;
+  float* bs = ws + L.w_floats;
+  for (int e = threadIdx.x; e < L.w_floats; e += blockDim.x)
+    ws[e] = e < s.K * 25 ? w[e] : 0.f;
+  for (int e = threadIdx.x; e < L.groups * KPT; e += blockDim.x)
+    bs[e] = (o.bias && e < s.K) ? o.bias[e] : 0.f;
+  __syncthreads();
+
+  const int P2 = s.P() / 2, Q2 = s.Q() / 2, strips = (Q2 + WT - 1) / WT;
+  const long long items = (long long)s.N * L.groups * P2 * strips;
+  for (long long item = (long long)blockIdx.x * blockDim.x + threadIdx.x; item < items;
+       item += (long long)gridDim.x * blockDim.x) {
+    const int strip = int(item % strips), pp = int((item / strips) % P2);
+    const int g = int((item / (strips * P2)) % L.groups);
+    const int n = int(item / ((long long)strips * P2 * L.groups));
+    const float* wg = ws + g * KPT * 25;
+    float acc[KPT][2][CW];
+#pragma unroll
+    for (int kk = 0; kk < KPT; ++kk)
+#pragma unroll
+      for (int i = 0; i < 2; ++i)
+#pragma unroll
+        for (int j = 0; j < CW; ++j) acc[kk][i][j] = bs[g * KPT + kk];
+    const int h0 = 2 * pp - s.pad, c0 = strip * CW - s.pad;
+    const size_t xn = size_t(n) * s.H * s.W;
+#pragma unroll
+    for (int u = 0; u < 6; ++u) {  // input row h0 + u feeds conv row i with tap row u - i
+      const int h = h0 + u;
+      if (h < 0 || h >= s.H) continue;
+      float xr[XW];
+#pragma unroll
+      for (int j = 0; j < XW; ++j) {
+        const int c = c0 + j;
+        xr[j] = (c >= 0 && c < s.W) ? x.load(xn + size_t(h) * s.W + c) : 0.f;
+      }
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        const int r = u - i;
+        if (r < 0 || r > 4) continue;
+#pragma unroll
+        for (int t = 0; t < 5; ++t)
+#pragma unroll
+          for (int kk = 0; kk < KPT; ++kk) {
+            const float wv = wg[kk * 25 + r * 5 + t];
+#pragma unroll
+            for (int j = 0; j < CW; ++j) acc[kk][i][j] = fmaf(wv, xr[j + t], acc[kk][i][j]);
+          }
+      }
+    }
+#pragma unroll
+    for (int jj = 0; jj < WT; ++jj) {
+      const int pq = strip * WT + jj;
+      if (pq >= Q2) break;
+      float a[KPT][2][2];
+#pragma unroll
+      for (int kk = 0; kk < KPT; ++kk)
+#pragma unroll
+        for (int i = 0; i < 2; ++i) {
+          a[kk][i][0] = acc[kk][i][2 * jj];
+          a[kk][i][1] = acc[kk][i][2 * jj + 1];
+        }
+      forward_epilogue<KPT, 2>(s, o, n, g * KPT, pp, pq, a);
+    }
+  }
+}
+
+}  // namespace pcnn::cuda

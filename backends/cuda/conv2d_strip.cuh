@@ -1,0 +1,41 @@
+// The single-channel strip kernels of the cuda convolution (the first layer of a grey-image
+// network: one input channel, 5x5 filters at unit stride, 2x2 pooling fused), the part their
+// forward (conv2d_forward_strip.cuh) and weight gradient (conv2d_backward_strip.cu) share: a
+// thread owns KPT filters over a strip of kStripWT pooled outputs of one pooled row, i.e. two
+// conv rows of 2 * kStripWT columns, and reads the 6 input rows they meet once each, through L1,
+// into registers. Why: notes/tuning-cuda.md, "Single-channel strips".
+#pragma once
+
+#include "backends/cuda/conv2d_common.cuh"
+#include "backends/cuda/cuda_context.hpp"
+#include "core/shapes.hpp"
+
+namespace pcnn::cuda {
+
+constexpr int kStripWT = 7;  // pooled columns a thread: LeNet-5's 14 in two strips
+
+// Whether a layer is one the strip kernels are compiled for.
+inline bool strip_holds(const Conv2dShape& s, const ConvEpilogue& epi) {
+  return s.C == 1 && s.R == 5 && s.S == 5 && s.stride == 1 && epi.pool != PoolKind::None &&
+         epi.pool_window == 2 && epi.pool_stride == 2 && s.P() % 2 == 0 && s.Q() % 2 == 0;
+}
+
+// Thread items of a strip launch per image: (filter group, pooled row, strip).
+inline long long strip_items_per_image(const Conv2dShape& s, int kpt) {
+  return (long long)((s.K + kpt - 1) / kpt) * (s.P() / 2) * ((s.Q() / 2 + kStripWT - 1) / kStripWT);
+}
+
+// The weight gradient (dw and db; no dx: a first layer has none to pass on). Block (filter group,
+// chunk of images): its threads' sums over their items, added up over the block in a fixed order,
+// then the last block of a group adds the chunks' sums in chunk order, so a run's bits repeat.
+struct StripDwPlan {
+  bool ok = false;
+  int kpt = 2, threads = 128, imgs = 1, chunks = 1, groups = 1;
+};
+// kpt, chunks, threads: 0 for the rule's (conv2d_backward_strip.cu).
+StripDwPlan plan_dw_strip(const CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
+                          int kpt, int chunks, int threads);
+void run_dw_strip(CudaContext& ctx, const StripDwPlan& p, const Conv2dShape& s,
+                  const DactSource& d, const ActIn& x, float* dw, float* db);
+
+}  // namespace pcnn::cuda
