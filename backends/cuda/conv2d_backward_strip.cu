@@ -77,31 +77,15 @@ __global__ void __launch_bounds__(kMaxThreads)
         }
       }
     }
-    const int h0 = 2 * pp - s.pad, c0 = strip * CW - s.pad;
-    const size_t xn = size_t(n) * s.H * s.W;
+    walk_strip_rows<XW>(s, x, n, pp, strip, [&](int i, int r, const float (&xr)[XW]) {
 #pragma unroll
-    for (int u = 0; u < 6; ++u) {  // input row h0 + u meets conv row i through tap row u - i
-      const int h = h0 + u;
-      if (h < 0 || h >= s.H) continue;
-      float xr[XW];
+      for (int t = 0; t < 5; ++t)
 #pragma unroll
-      for (int j = 0; j < XW; ++j) {
-        const int c = c0 + j;
-        xr[j] = (c >= 0 && c < s.W) ? x.load(xn + size_t(h) * s.W + c) : 0.f;
-      }
+        for (int kk = 0; kk < KPT; ++kk)
 #pragma unroll
-      for (int i = 0; i < 2; ++i) {
-        const int r = u - i;
-        if (r < 0 || r > 4) continue;
-#pragma unroll
-        for (int t = 0; t < 5; ++t)
-#pragma unroll
-          for (int kk = 0; kk < KPT; ++kk)
-#pragma unroll
-            for (int j = 0; j < CW; ++j)
-              acc[kk][r * 5 + t] = fmaf(dv[kk][i][j], xr[j + t], acc[kk][r * 5 + t]);
-      }
-    }
+          for (int j = 0; j < CW; ++j)
+            acc[kk][r * 5 + t] = fmaf(dv[kk][i][j], xr[j + t], acc[kk][r * 5 + t]);
+    });
   }
 
   // The block's sums: each warp's by shuffles, then the warps' in order; then this chunk's row.

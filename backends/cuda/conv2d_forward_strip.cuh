@@ -62,32 +62,16 @@ __global__ void __launch_bounds__(128)
       for (int i = 0; i < 2; ++i)
 #pragma unroll
         for (int j = 0; j < CW; ++j) acc[kk][i][j] = bs[g * KPT + kk];
-    const int h0 = 2 * pp - s.pad, c0 = strip * CW - s.pad;
-    const size_t xn = size_t(n) * s.H * s.W;
+    walk_strip_rows<XW>(s, x, n, pp, strip, [&](int i, int r, const float (&xr)[XW]) {
 #pragma unroll
-    for (int u = 0; u < 6; ++u) {  // input row h0 + u feeds conv row i with tap row u - i
-      const int h = h0 + u;
-      if (h < 0 || h >= s.H) continue;
-      float xr[XW];
+      for (int t = 0; t < 5; ++t)
 #pragma unroll
-      for (int j = 0; j < XW; ++j) {
-        const int c = c0 + j;
-        xr[j] = (c >= 0 && c < s.W) ? x.load(xn + size_t(h) * s.W + c) : 0.f;
-      }
+        for (int kk = 0; kk < KPT; ++kk) {
+          const float wv = wg[kk * 25 + r * 5 + t];
 #pragma unroll
-      for (int i = 0; i < 2; ++i) {
-        const int r = u - i;
-        if (r < 0 || r > 4) continue;
-#pragma unroll
-        for (int t = 0; t < 5; ++t)
-#pragma unroll
-          for (int kk = 0; kk < KPT; ++kk) {
-            const float wv = wg[kk * 25 + r * 5 + t];
-#pragma unroll
-            for (int j = 0; j < CW; ++j) acc[kk][i][j] = fmaf(wv, xr[j + t], acc[kk][i][j]);
-          }
-      }
-    }
+          for (int j = 0; j < CW; ++j) acc[kk][i][j] = fmaf(wv, xr[j + t], acc[kk][i][j]);
+        }
+    });
 #pragma unroll
     for (int jj = 0; jj < WT; ++jj) {
       const int pq = strip * WT + jj;

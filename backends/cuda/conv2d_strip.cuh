@@ -25,6 +25,30 @@ inline long long strip_items_per_image(const Conv2dShape& s, int kpt) {
   return (long long)((s.K + kpt - 1) / kpt) * (s.P() / 2) * ((s.Q() / 2 + kStripWT - 1) / kStripWT);
 }
 
+// The 6 input rows of item (image n, pooled row pp, strip): each read once, through L1, into
+// XW = 2 * kStripWT + 4 registers (zeros outside the image; rows outside it are skipped), then
+// body(i, r, xr) for each of the item's two conv rows i that it meets, through filter row r.
+template <int XW, class Body>
+__device__ __forceinline__ void walk_strip_rows(const Conv2dShape& s, const ActIn& x, int n,
+                                                int pp, int strip, Body body) {
+  const int h0 = 2 * pp - s.pad, c0 = strip * (XW - 4) - s.pad;
+  const size_t xn = size_t(n) * s.H * s.W;
+#pragma unroll
+  for (int u = 0; u < 6; ++u) {
+    const int h = h0 + u;
+    if (h < 0 || h >= s.H) continue;
+    float xr[XW];
+#pragma unroll
+    for (int j = 0; j < XW; ++j) {
+      const int c = c0 + j;
+      xr[j] = (c >= 0 && c < s.W) ? x.load(xn + size_t(h) * s.W + c) : 0.f;
+    }
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+      if (u - i >= 0 && u - i <= 4) body(i, u - i, xr);
+  }
+}
+
 // The weight gradient (dw and db; no dx: a first layer has none to pass on). Block (filter group,
 // chunk of images): its threads' sums over their items, added up over the block in a fixed order,
 // then the last block of a group adds the chunks' sums in chunk order, so a run's bits repeat.
