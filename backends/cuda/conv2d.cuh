@@ -23,7 +23,7 @@ namespace pcnn::cuda {
 //       16 bits where it fits.
 // Strip: one input channel, 5x5 at unit stride, 2x2 pooling fused: a thread a strip of pooled
 //       outputs from registers, the input read through L1 (conv2d_forward_strip.cuh); Auto's
-//       choice where it fits (unless PCNN_CONV_STRIP=0).
+//       choice where it fits under PCNN_CONV_STRIP=1.
 enum class ConvFwdVariant { Auto, Direct, Tiled, Ring, Gemm, Mma, Strip };
 struct ConvForwardPlan {
   ConvFwdVariant variant = ConvFwdVariant::Auto;
@@ -50,7 +50,7 @@ struct ConvForwardPlan {
 // Strip: no dx, one input channel, 5x5 at unit stride, 2x2 pooling: the weight gradient a strip of
 //       pooled outputs a thread, as the forward's Strip (conv2d_backward_strip.cu; dw_k_tile 1 or 2
 //       filters a thread, dw_chunks, dw_threads 32, 64 or 128); Auto's choice where it fits
-//       (unless PCNN_CONV_STRIP=0).
+//       under PCNN_CONV_STRIP=1.
 enum class ConvBwdVariant { Auto, Direct, Tiled, Split, Gemm, Mma, Strip };
 struct ConvBackwardPlan {
   ConvBwdVariant variant = ConvBwdVariant::Auto;
