@@ -62,6 +62,24 @@ struct BoxWalk {
   }
 };
 
+// The last-block step of a reduction over `blocks` blocks: counts this block as done and returns
+// true in every thread of the last one, which then sees what every block wrote before counting.
+// Every thread must call it (it holds a barrier). The last block resets the counter for the next
+// launch (graph replays). The conv and GEMM split sums still spell this out themselves
+// (conv2d_backward_tiled_kernels.cuh, gemm_tile.cuh join_splits, batchnorm.cu).
+__device__ inline bool last_block_done(unsigned* counter, unsigned blocks) {
+  __shared__ bool is_last;
+  __threadfence();  // this thread's partials are visible before the count says the block is done
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    is_last = atomicAdd(counter, 1u) == blocks - 1;
+    if (is_last) *counter = 0u;
+  }
+  __syncthreads();
+  if (is_last) __threadfence();
+  return is_last;
+}
+
 // Sum over the block, the same order every run; every thread must call it. `red` holds 32 T.
 template <class T>
 __device__ inline T block_sum(T v, T* red) {

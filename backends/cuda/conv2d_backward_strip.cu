@@ -47,7 +47,6 @@ __global__ void __launch_bounds__(kMaxThreads)
   wait_for_previous_kernel();
   constexpr int CW = 2 * kStripWT, XW = CW + 4, NV = KPT * 26;
   __shared__ float red[kMaxThreads / 32][NV];
-  __shared__ bool is_last;
   const int g = blockIdx.x / chunks, chunk = blockIdx.x % chunks;
   const int P2 = s.P() / 2, Q2 = s.Q() / 2, strips = (Q2 + kStripWT - 1) / kStripWT;
   const int n0 = chunk * imgs, n1 = min(s.N, n0 + imgs);
@@ -106,12 +105,7 @@ __global__ void __launch_bounds__(kMaxThreads)
     rows[size_t(chunk) * NV + v] = t;
   }
   // The last chunk block of this group adds up the chunks (chunk order).
-  __threadfence();
-  __syncthreads();
-  if (threadIdx.x == 0) is_last = atomicAdd(&counter[g], 1u) == unsigned(chunks - 1);
-  __syncthreads();
-  if (!is_last) return;
-  __threadfence();
+  if (!last_block_done(&counter[g], unsigned(chunks))) return;
   for (int v = threadIdx.x; v < NV; v += blockDim.x) {
     const float sum = sum_rows_as(sum_loads, rows + v, chunks, NV);
     const int k = g * KPT + v / 26, tap = v % 26;
@@ -122,7 +116,6 @@ __global__ void __launch_bounds__(kMaxThreads)
       db[k] = sum;
     }
   }
-  if (threadIdx.x == 0) counter[g] = 0u;
 }
 
 }  // namespace
@@ -136,7 +129,7 @@ StripDwPlan plan_dw_strip(const CudaContext& ctx, const Conv2dShape& s, const Co
   p.kpt = kpt ? kpt : 2;
   if (p.kpt != 1 && p.kpt != 2) return p;
   p.groups = (s.K + p.kpt - 1) / p.kpt;
-  const long long per_image = strip_items_per_image(s, p.kpt) / p.groups;
+  const long long per_image = strip_items_per_plane(s);
   const long long all = s.N * per_image * p.groups;
   p.threads = threads ? threads : (all >= 4LL * kMaxThreads * ctx.sm_count() ? kMaxThreads : 32);
   if (p.threads != 32 && p.threads != 64 && p.threads != kMaxThreads) return p;

@@ -54,6 +54,17 @@ __global__ void conv2d_forward_kernel_direct(Conv2dShape s, ActIn x, const float
   }
 }
 
+// One thread's KPT x PW x PW accumulators (its filters' conv outputs) start at their biases.
+template <int KPT, int PW>
+__device__ __forceinline__ void init_with_bias(float (&acc)[KPT][PW][PW], const float* bias) {
+#pragma unroll
+  for (int kk = 0; kk < KPT; ++kk)
+#pragma unroll
+    for (int i = 0; i < PW; ++i)
+#pragma unroll
+      for (int j = 0; j < PW; ++j) acc[kk][i][j] = bias[kk];
+}
+
 // Shared-memory layout of the Tiled kernel: the whole zero-padded image, then the filters.
 struct TiledLayout {
   int Hp, Wp, x_floats, w_floats, total;
@@ -383,7 +394,7 @@ void launch_pw(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const A
 void launch_strip(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const ActIn& x,
                   const float* w, const FwdOut& o) {
   constexpr int kWT = kStripWT;
-  const long long items = s.N * strip_items_per_image(s, ch.kpt);
+  const long long items = s.N * ceil_div(s.K, ch.kpt) * strip_items_per_plane(s);
   const int threads = items >= 2LL * 128 * ctx.sm_count() ? 128 : 64;
   const long long want = (items + threads - 1) / threads;
   const int blocks = int(want < (1LL << 30) ? want : (1LL << 30));

@@ -74,15 +74,4 @@ __device__ __forceinline__ void forward_epilogue(const Conv2dShape& s, const Fwd
   });
 }
 
-// One thread's KPT x PW x PW accumulators (its filters' conv outputs) start at their biases.
-template <int KPT, int PW>
-__device__ __forceinline__ void init_with_bias(float (&acc)[KPT][PW][PW], const float* bias) {
-#pragma unroll
-  for (int kk = 0; kk < KPT; ++kk)
-#pragma unroll
-    for (int i = 0; i < PW; ++i)
-#pragma unroll
-      for (int j = 0; j < PW; ++j) acc[kk][i][j] = bias[kk];
-}
-
 }  // namespace pcnn::cuda

@@ -20,9 +20,9 @@ inline bool strip_holds(const Conv2dShape& s, const ConvEpilogue& epi) {
          epi.pool_window == 2 && epi.pool_stride == 2 && s.P() % 2 == 0 && s.Q() % 2 == 0;
 }
 
-// Thread items of a strip launch per image: (filter group, pooled row, strip).
-inline long long strip_items_per_image(const Conv2dShape& s, int kpt) {
-  return (long long)((s.K + kpt - 1) / kpt) * (s.P() / 2) * ((s.Q() / 2 + kStripWT - 1) / kStripWT);
+// Thread items of a strip launch per image and filter group: (pooled row, strip).
+inline long long strip_items_per_plane(const Conv2dShape& s) {
+  return (long long)(s.P() / 2) * ((s.Q() / 2 + kStripWT - 1) / kStripWT);
 }
 
 // The 6 input rows of item (image n, pooled row pp, strip): each read once, through L1, into
