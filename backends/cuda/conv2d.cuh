@@ -21,13 +21,13 @@ namespace pcnn::cuda {
 // Mma:  16-bit x and y only: the Tiled kernel's block on tensor cores (mma.sync m16n8k16, the
 //       filters rounded to the activations' format; conv2d_forward_mma.cuh); Auto's choice for
 //       16 bits where it fits.
-// Strip: one input channel, 5x5 at unit stride, 2x2 pooling fused: a thread a strip of pooled
-//       outputs from registers, the input read through L1 (conv2d_forward_strip.cuh); Auto's
-//       choice where it fits under PCNN_CONV_STRIP=1.
+// Strip: 5x5 at unit stride, 2x2 pooling fused: a thread a strip of 5 or 7 pooled outputs of
+//       1-4 filters from registers, the input read through L1 (conv2d_forward_strip.cuh); Auto's
+//       choice where it fits under PCNN_CONV_STRIP=1 (one input channel) or 2 (any).
 enum class ConvFwdVariant { Auto, Direct, Tiled, Ring, Gemm, Mma, Strip };
 struct ConvForwardPlan {
   ConvFwdVariant variant = ConvFwdVariant::Auto;
-  int k_per_thread = 0;  // filters each thread computes (1, 2 or 4; Strip: 1, 2 or 3)
+  int k_per_thread = 0;  // filters each thread computes (1, 2 or 4; Strip: 1 to 4)
   int k_tiles = 0;       // blocks per image, each with K/k_tiles filters
 };
 

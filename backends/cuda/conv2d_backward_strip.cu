@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(kMaxThreads)
         }
       }
     }
-    walk_strip_rows<XW>(s, x, n, pp, strip, [&](int i, int r, const float (&xr)[XW]) {
+    walk_strip_rows<XW>(s, x, n, 0, pp, strip, [&](int i, int r, const float (&xr)[XW]) {
 #pragma unroll
       for (int t = 0; t < 5; ++t)
 #pragma unroll

@@ -280,20 +280,27 @@ int pick_kpt(CudaContext&, const Conv2dShape& s, int npos) {
   return 1;
 }
 
-// The strip kernel: one channel, 5x5 at unit stride, the 2x2 pooling fused; 2 filters a thread
-// unless the plan says 1 or 3. A shape it cannot hold gets a size that fits() refuses.
-Choice choose_strip(const Conv2dShape& s, const ConvEpilogue& epi, const ConvForwardPlan& plan) {
-  Choice ch{ConvFwdVariant::Strip, plan.k_per_thread ? plan.k_per_thread : 2, 2, 0, 1, 0};
+// The strip kernel: 5x5 at unit stride, the 2x2 pooling fused; 2 filters a thread, or 1 where 2
+// would leave fewer than two blocks of 128 a multiprocessor (LeNet-5's conv2 below batch ~110),
+// unless the plan says 1 to 4. A shape it cannot hold gets a size that fits() refuses.
+Choice choose_strip(const CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
+                    const ConvForwardPlan& plan) {
+  int kpt = plan.k_per_thread;
+  if (!kpt) {
+    const long long items2 = s.N * ceil_div(s.K, 2) * strip_items_per_plane(s, strip_width(s));
+    kpt = items2 >= 2LL * 128 * ctx.sm_count() ? 2 : 1;
+  }
+  Choice ch{ConvFwdVariant::Strip, kpt, 2, 0, 1, 0};
   ch.kt = ceil_div(s.K, ch.kpt) * ch.kpt;
   ch.smem_floats = StripLayout(s, ch.kpt).total;
-  if (!strip_holds(s, epi)) ch.smem_floats = kMaxSmemFloats + 1;
+  if (!strip_forward_holds(s, epi)) ch.smem_floats = kMaxSmemFloats + 1;
   return ch;
 }
 
 Choice choose(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
               const ConvForwardPlan& plan, ConvFwdVariant variant, bool sixteen) {
   if (variant == ConvFwdVariant::Mma) return choose_mma(s, epi, sixteen);
-  if (variant == ConvFwdVariant::Strip) return choose_strip(s, epi, plan);
+  if (variant == ConvFwdVariant::Strip) return choose_strip(ctx, s, epi, plan);
   Choice ch{variant, 1, 1, 0, 1, 0};
   if (variant == ConvFwdVariant::Direct || variant == ConvFwdVariant::Gemm) return ch;
   ch.pw = (epi.pool != PoolKind::None && pool_fusable(s, epi)) ? 2 : 1;
@@ -326,7 +333,7 @@ Choice choose(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
 bool fits(const Choice& ch) {
   if (ch.variant == ConvFwdVariant::Mma) return ch.smem_floats <= kMaxSmemFloats;
   if (ch.variant == ConvFwdVariant::Strip)
-    return ch.smem_floats <= kMaxSmemFloats && ch.kpt >= 1 && ch.kpt <= 3;
+    return ch.smem_floats <= kMaxSmemFloats && ch.kpt >= 1 && ch.kpt <= 4;
   return ch.variant == ConvFwdVariant::Direct || ch.variant == ConvFwdVariant::Gemm ||
          (ch.smem_floats <= kMaxSmemFloats && (ch.kpt == 1 || ch.kpt == 2 || ch.kpt == 4));
 }
@@ -337,14 +344,14 @@ Choice resolve(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
                const ConvForwardPlan& plan, bool sixteen) {
   if (plan.variant != ConvFwdVariant::Auto)
     return choose(ctx, s, epi, plan, plan.variant, sixteen);
+  const Choice strip = choose_strip(ctx, s, epi, plan);
+  const bool strip_on = ctx.strip_level() >= (s.C == 1 ? 1 : 2) && fits(strip);
+  if (strip_on && ctx.strip_level() >= 2) return strip;  // before the tensor cores too
   if (sixteen && auto_takes_mma(ctx, s)) {
     const Choice mma = choose_mma(s, epi, true);
     if (fits(mma) && (epi.pool == PoolKind::None || mma.pw == 2)) return mma;
   }
-  if (ctx.strip_allowed()) {
-    const Choice strip = choose_strip(s, epi, plan);
-    if (fits(strip)) return strip;
-  }
+  if (strip_on) return strip;
   // The ring walks the rows one block at a time: it pays when there are many rows per block and
   // blocks for several waves (H200, batch 1024: LeNet conv1 34.4 us ring vs 37.5 tiled), and
   // loses when few blocks each walk alone (batch 64: 25.6 vs 4.9 us).
@@ -390,24 +397,35 @@ void launch_pw(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const A
   else launch_rs<KPT, 1>(ctx, ch, s, x, w, o);
 }
 
+template <int WT, bool ONE>
+void launch_strip_wt(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const ActIn& x,
+                     const float* w, const FwdOut& o, int blocks, int threads) {
+  const size_t smem = size_t(ch.smem_floats) * sizeof(float);
+  if (ch.kpt == 1)
+    launch(ctx, "conv2d_forward_kernel_strip", conv2d_forward_kernel_strip<1, WT, ONE>, blocks,
+           threads, smem, s, x, w, o);
+  else if (ch.kpt == 2)
+    launch(ctx, "conv2d_forward_kernel_strip", conv2d_forward_kernel_strip<2, WT, ONE>, blocks,
+           threads, smem, s, x, w, o);
+  else if (ch.kpt == 3)
+    launch(ctx, "conv2d_forward_kernel_strip", conv2d_forward_kernel_strip<3, WT, ONE>, blocks,
+           threads, smem, s, x, w, o);
+  else
+    launch(ctx, "conv2d_forward_kernel_strip", conv2d_forward_kernel_strip<4, WT, ONE>, blocks,
+           threads, smem, s, x, w, o);
+}
+
 // Blocks of 128 threads, or 64 where that leaves fewer than two blocks a multiprocessor.
 void launch_strip(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const ActIn& x,
                   const float* w, const FwdOut& o) {
-  constexpr int kWT = kStripWT;
-  const long long items = s.N * ceil_div(s.K, ch.kpt) * strip_items_per_plane(s);
+  const int wt = strip_width(s);
+  const long long items = s.N * ceil_div(s.K, ch.kpt) * strip_items_per_plane(s, wt);
   const int threads = items >= 2LL * 128 * ctx.sm_count() ? 128 : 64;
   const long long want = (items + threads - 1) / threads;
   const int blocks = int(want < (1LL << 30) ? want : (1LL << 30));
-  const size_t smem = size_t(ch.smem_floats) * sizeof(float);
-  if (ch.kpt == 1)
-    launch(ctx, "conv2d_forward_kernel_strip", conv2d_forward_kernel_strip<1, kWT>, blocks,
-           threads, smem, s, x, w, o);
-  else if (ch.kpt == 2)
-    launch(ctx, "conv2d_forward_kernel_strip", conv2d_forward_kernel_strip<2, kWT>, blocks,
-           threads, smem, s, x, w, o);
-  else
-    launch(ctx, "conv2d_forward_kernel_strip", conv2d_forward_kernel_strip<3, kWT>, blocks,
-           threads, smem, s, x, w, o);
+  if (wt == 5) launch_strip_wt<5, false>(ctx, ch, s, x, w, o, blocks, threads);
+  else if (s.C == 1) launch_strip_wt<7, true>(ctx, ch, s, x, w, o, blocks, threads);
+  else launch_strip_wt<7, false>(ctx, ch, s, x, w, o, blocks, threads);
 }
 
 void launch_mma(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const ActIn& x,

@@ -1,13 +1,13 @@
-// Convolution forward of the single-channel strip layers (conv2d_strip.cuh; LeNet-5's conv1): a
-// thread computes KPT filters over a strip of WT pooled outputs of one pooled row, i.e. 2 conv
-// rows x 2*WT conv columns, from registers. Each of the 6 input rows those need is read once,
-// through L1 (no shared-memory staging of the image), into 2*WT+4 registers and used by every tap
-// of both conv rows: per row 2*WT+4 loads for up to 2*5*KPT*2*WT multiply-adds. The Tiled and
-// Ring kernels issue a shared load per 2-4 multiply-adds and leave a quarter of LeNet-5's six
-// filters idle in their tile of 8.
+// Convolution forward of the strip layers (conv2d_strip.cuh: 5x5 at unit stride, 2x2 pooling; any
+// channel count): a thread computes KPT filters over a strip of WT pooled outputs of one pooled
+// row, i.e. 2 conv rows x 2*WT conv columns, from registers. Channel by channel, each of the 6
+// input rows those need is read once, through L1 (no shared-memory staging of the image), into
+// 2*WT+4 registers and used by every tap of both conv rows: per row 2*WT+4 loads for up to
+// 2*5*KPT*2*WT multiply-adds. The Tiled and Ring kernels issue a shared load per 2-4
+// multiply-adds and leave a quarter of LeNet-5's six conv1 filters idle in their tile of 8.
 //
-// Sums in the Tiled kernel's order (bias, then the taps row by row, left to right), so y is the
-// same to the bit; a row of padding is skipped where those add w * 0.
+// Sums in the Tiled kernel's order (bias, then channel by channel the taps row by row, left to
+// right), so y is the same to the bit; a row of padding is skipped where those add w * 0.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -25,14 +25,16 @@ struct StripLayout {
   int groups, w_floats, total;
   __host__ __device__ StripLayout(const Conv2dShape& s, int kpt) {
     groups = (s.K + kpt - 1) / kpt;
-    w_floats = groups * kpt * 25;
+    w_floats = groups * kpt * s.C * 25;
     total = w_floats + groups * kpt;
   }
 };
 
-// x (N,1,H,W), w (K,1,5,5) -> y (N,K,P/2,Q/2) and what FwdOut keeps. Thread item (n, g, pp,
-// strip), the strip fastest: a warp's loads cover neighbouring rows of one image.
-template <int KPT, int WT>
+// x (N,C,H,W), w (K,C,5,5) -> y (N,K,P/2,Q/2) and what FwdOut keeps. Thread item (n, g, pp,
+// strip), the strip fastest: a warp's loads cover neighbouring rows of one image. ONE: C is 1
+// (a grey image's first layer), the channel loop compiled away: 128 registers with 2 filters of
+// 7 columns where the loop takes 168.
+template <int KPT, int WT, bool ONE>
 __global__ void __launch_bounds__(128)
     conv2d_forward_kernel_strip(Conv2dShape s, ActIn x, const float* w, FwdOut o) {
   wait_for_previous_kernel();
@@ -42,7 +44,7 @@ __global__ void __launch_bounds__(128)
   float* ws = smem;
   float* bs = ws + L.w_floats;
   for (int e = threadIdx.x; e < L.w_floats; e += blockDim.x)
-    ws[e] = e < s.K * 25 ? w[e] : 0.f;
+    ws[e] = e < s.K * s.C * 25 ? w[e] : 0.f;
   for (int e = threadIdx.x; e < L.groups * KPT; e += blockDim.x)
     bs[e] = (o.bias && e < s.K) ? o.bias[e] : 0.f;
   __syncthreads();
@@ -54,7 +56,7 @@ __global__ void __launch_bounds__(128)
     const int strip = int(item % strips), pp = int((item / strips) % P2);
     const int g = int((item / (strips * P2)) % L.groups);
     const int n = int(item / ((long long)strips * P2 * L.groups));
-    const float* wg = ws + g * KPT * 25;
+    const int C = ONE ? 1 : s.C, fw = C * 25;  // channels, floats a filter
     float acc[KPT][2][CW];
 #pragma unroll
     for (int kk = 0; kk < KPT; ++kk)
@@ -62,16 +64,20 @@ __global__ void __launch_bounds__(128)
       for (int i = 0; i < 2; ++i)
 #pragma unroll
         for (int j = 0; j < CW; ++j) acc[kk][i][j] = bs[g * KPT + kk];
-    walk_strip_rows<XW>(s, x, n, pp, strip, [&](int i, int r, const float (&xr)[XW]) {
+#pragma unroll 1
+    for (int c = 0; c < C; ++c) {
+      const float* wc = ws + g * KPT * fw + c * 25;
+      walk_strip_rows<XW>(s, x, n, c, pp, strip, [&](int i, int r, const float (&xr)[XW]) {
 #pragma unroll
-      for (int t = 0; t < 5; ++t)
+        for (int t = 0; t < 5; ++t)
 #pragma unroll
-        for (int kk = 0; kk < KPT; ++kk) {
-          const float wv = wg[kk * 25 + r * 5 + t];
+          for (int kk = 0; kk < KPT; ++kk) {
+            const float wv = wc[kk * fw + r * 5 + t];
 #pragma unroll
-          for (int j = 0; j < CW; ++j) acc[kk][i][j] = fmaf(wv, xr[j + t], acc[kk][i][j]);
-        }
-    });
+            for (int j = 0; j < CW; ++j) acc[kk][i][j] = fmaf(wv, xr[j + t], acc[kk][i][j]);
+          }
+      });
+    }
 #pragma unroll
     for (int jj = 0; jj < WT; ++jj) {
       const int pq = strip * WT + jj;

@@ -1,9 +1,9 @@
-// The single-channel strip kernels of the cuda convolution (the first layer of a grey-image
-// network: one input channel, 5x5 filters at unit stride, 2x2 pooling fused), the part their
-// forward (conv2d_forward_strip.cuh) and weight gradient (conv2d_backward_strip.cu) share: a
-// thread owns KPT filters over a strip of kStripWT pooled outputs of one pooled row, i.e. two
-// conv rows of 2 * kStripWT columns, and reads the 6 input rows they meet once each, through L1,
-// into registers. Why: notes/tuning-cuda.md, "Single-channel strips".
+// The strip kernels of the cuda convolution (5x5 filters at unit stride, 2x2 pooling fused), the
+// part their forward (conv2d_forward_strip.cuh: any channel count) and weight gradient
+// (conv2d_backward_strip.cu: one input channel, the first layer of a grey-image network) share:
+// a thread owns KPT filters over a strip of WT pooled outputs of one pooled row, i.e. two conv
+// rows of 2 * WT columns, and reads the 6 input rows of a channel they meet once each, through
+// L1, into registers. Why: notes/tuning-cuda.md, "Single-channel strips".
 #pragma once
 
 #include "backends/cuda/conv2d_common.cuh"
@@ -12,27 +12,38 @@
 
 namespace pcnn::cuda {
 
-constexpr int kStripWT = 7;  // pooled columns a thread: LeNet-5's 14 in two strips
+constexpr int kStripWT = 7;  // the weight gradient's pooled columns a thread: LeNet-5's 14 in two
 
-// Whether a layer is one the strip kernels are compiled for.
-inline bool strip_holds(const Conv2dShape& s, const ConvEpilogue& epi) {
-  return s.C == 1 && s.R == 5 && s.S == 5 && s.stride == 1 && epi.pool != PoolKind::None &&
+// Whether a layer is one the strip forward is compiled for (any channel count).
+inline bool strip_forward_holds(const Conv2dShape& s, const ConvEpilogue& epi) {
+  return s.R == 5 && s.S == 5 && s.stride == 1 && epi.pool != PoolKind::None &&
          epi.pool_window == 2 && epi.pool_stride == 2 && s.P() % 2 == 0 && s.Q() % 2 == 0;
+}
+// ... and the strip weight gradient (one input channel).
+inline bool strip_holds(const Conv2dShape& s, const ConvEpilogue& epi) {
+  return s.C == 1 && strip_forward_holds(s, epi);
+}
+
+// The forward's strip width: 5 or 7 pooled columns, whichever leaves fewer idle in a row's last
+// strip (7 on a tie): LeNet-5's conv1 (14 pooled columns) 7, its conv2 (5) 5.
+inline int strip_width(const Conv2dShape& s) {
+  const int q2 = s.Q() / 2;
+  return (q2 + 4) / 5 * 5 < (q2 + 6) / 7 * 7 ? 5 : 7;
 }
 
 // Thread items of a strip launch per image and filter group: (pooled row, strip).
-inline long long strip_items_per_plane(const Conv2dShape& s) {
-  return (long long)(s.P() / 2) * ((s.Q() / 2 + kStripWT - 1) / kStripWT);
+inline long long strip_items_per_plane(const Conv2dShape& s, int wt = kStripWT) {
+  return (long long)(s.P() / 2) * ((s.Q() / 2 + wt - 1) / wt);
 }
 
-// The 6 input rows of item (image n, pooled row pp, strip): each read once, through L1, into
-// XW = 2 * kStripWT + 4 registers (zeros outside the image; rows outside it are skipped), then
+// The 6 input rows of channel c of item (image n, pooled row pp, strip): each read once, through
+// L1, into XW = 2 * WT + 4 registers (zeros outside the image; rows outside it are skipped), then
 // body(i, r, xr) for each of the item's two conv rows i that it meets, through filter row r.
 template <int XW, class Body>
 __device__ __forceinline__ void walk_strip_rows(const Conv2dShape& s, const ActIn& x, int n,
-                                                int pp, int strip, Body body) {
+                                                int c, int pp, int strip, Body body) {
   const int h0 = 2 * pp - s.pad, c0 = strip * (XW - 4) - s.pad;
-  const size_t xn = size_t(n) * s.H * s.W;
+  const size_t xn = (size_t(n) * s.C + c) * s.H * s.W;
 #pragma unroll
   for (int u = 0; u < 6; ++u) {
     const int h = h0 + u;

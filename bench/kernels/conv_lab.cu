@@ -23,7 +23,7 @@ std::vector<std::pair<std::string, cuda::ConvForwardPlan>> forward_plans(bool al
   v.push_back({"tiled auto", {cuda::ConvFwdVariant::Tiled, 0, 0}});
   v.push_back({"ring auto", {cuda::ConvFwdVariant::Ring, 0, 0}});
   v.push_back({"mma", {cuda::ConvFwdVariant::Mma, 0, 0}});  // 16-bit only
-  for (int kpt : {2, 1, 3})  // one channel, 5x5, pooled only
+  for (int kpt : {2, 1, 3, 4})  // 5x5 at unit stride, pooled only
     v.push_back({"strip kpt" + std::to_string(kpt), {cuda::ConvFwdVariant::Strip, kpt, 0}});
   for (int kpt : {1, 2, 4}) {
     if (!all && kpt == 1) continue;
