@@ -1321,12 +1321,18 @@ void add_fused_conv(std::vector<OpCase>& t, int B) {
       // 32 images, a second, partly filled channel tile, three strips to a row, pad 1, pooling.
       {"5x5 stride 2 ragged", conv_shape(37, 7, 15, 31, 6, 5, 5, 2, 1),
        epilogue(Activation::ReLU, PoolKind::Max)},
-      // cuda's single-channel strips (7 pooled columns a thread, 2 filters): a short last strip,
-      // an odd filter count, avg pooling that keeps its pre-pool output, a third strip, pad 0.
+      // cuda's strips (5 or 7 pooled columns a thread, 1-4 filters): a short last strip, an odd
+      // filter count, avg pooling that keeps its pre-pool output, a third strip, pad 0.
       {"one channel 9 pooled columns", conv_shape(3, 1, 22, 20, 5, 5, 5, 1, 1),
        epilogue(Activation::Sigmoid, PoolKind::Avg)},
       {"one channel three strips", conv_shape(2, 1, 16, 36, 7, 5, 5, 1, 0),
        epilogue(Activation::Tanh, PoolKind::Max)},
+      // The strip forward's 7-column strips (5 where those leave fewer idle, as above): one
+      // channel with a short last strip, then four channels.
+      {"one channel 13 pooled columns", conv_shape(2, 1, 10, 26, 4, 5, 5, 1, 2),
+       epilogue(Activation::ReLU, PoolKind::Max)},
+      {"four channels 14 pooled columns", conv_shape(2, 4, 12, 30, 5, 5, 5, 1, 1),
+       epilogue(Activation::Tanh, PoolKind::Avg)},
   });
   // clang-format on
   // Channel counts past the default shared memory of the cuda backend's Tiled kernels: 32
