@@ -23,7 +23,7 @@ namespace pcnn::cuda {
 //       16 bits where it fits.
 // Strip: 5x5 at unit stride, 2x2 pooling fused: a thread a strip of 5 or 7 pooled outputs of
 //       1-4 filters from registers, the input read through L1 (conv2d_forward_strip.cuh); Auto's
-//       choice where it fits under PCNN_CONV_STRIP=1 (one input channel) or 2 (any).
+//       choice where it fits and the batch gives it threads enough (CudaContext::strip_level).
 enum class ConvFwdVariant { Auto, Direct, Tiled, Ring, Gemm, Mma, Strip };
 struct ConvForwardPlan {
   ConvFwdVariant variant = ConvFwdVariant::Auto;
@@ -49,8 +49,8 @@ struct ConvForwardPlan {
 //       Split's kernel; Auto's choice for 16 bits where it fits.
 // Strip: no dx, one input channel, 5x5 at unit stride, 2x2 pooling: the weight gradient a strip of
 //       pooled outputs a thread, as the forward's Strip (conv2d_backward_strip.cu; dw_k_tile 1 or 2
-//       filters a thread, dw_chunks, dw_threads 32, 64 or 128); Auto's choice where it fits
-//       under PCNN_CONV_STRIP=1.
+//       filters a thread, dw_chunks, dw_threads 32, 64 or 128); Auto's choice where it fits in
+//       blocks of 128 (CudaContext::strip_level).
 enum class ConvBwdVariant { Auto, Direct, Tiled, Split, Gemm, Mma, Strip };
 struct ConvBackwardPlan {
   ConvBwdVariant variant = ConvBwdVariant::Auto;

@@ -280,15 +280,16 @@ int pick_kpt(CudaContext&, const Conv2dShape& s, int npos) {
   return 1;
 }
 
-// The strip kernel: 5x5 at unit stride, the 2x2 pooling fused; 2 filters a thread, or 1 where 2
-// would leave fewer than two blocks of 128 a multiprocessor (LeNet-5's conv2 below batch ~110),
-// unless the plan says 1 to 4. A shape it cannot hold gets a size that fits() refuses.
+// The strip kernel: 5x5 at unit stride, the 2x2 pooling fused. 1 filter a thread on one input
+// channel, 2 on more where that still gives each multiprocessor two blocks of 128, unless the plan
+// says 1 to 4 (H100, batch 1024: LeNet-5's conv1 26.3 us with 1 against 34.7 with 2, its conv2
+// 31.3 with 2 against 32.0 with 1). A shape it cannot hold gets a size that fits() refuses.
 Choice choose_strip(const CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
                     const ConvForwardPlan& plan) {
   int kpt = plan.k_per_thread;
   if (!kpt) {
     const long long items2 = s.N * ceil_div(s.K, 2) * strip_items_per_plane(s, strip_width(s));
-    kpt = items2 >= 2LL * 128 * ctx.sm_count() ? 2 : 1;
+    kpt = s.C > 1 && items2 >= 2LL * 128 * ctx.sm_count() ? 2 : 1;
   }
   Choice ch{ConvFwdVariant::Strip, kpt, 2, 0, 1, 0};
   ch.kt = ceil_div(s.K, ch.kpt) * ch.kpt;
@@ -338,20 +339,30 @@ bool fits(const Choice& ch) {
          (ch.smem_floats <= kMaxSmemFloats && (ch.kpt == 1 || ch.kpt == 2 || ch.kpt == 4));
 }
 
+// Whether Auto takes the strip kernel: where it fits and the context allows it, and (but under
+// PCNN_CONV_STRIP=2) where its threads fill two blocks of 128 a multiprocessor. A strip thread's
+// work is long and serial: on few threads it loses (H100, batch 64: LeNet-5's conv1 7.1 us
+// against the Tiled kernel's 4.2, conv2 23.1 against 9.4; at 1024 it wins, 26.3 against the
+// Ring kernel's 35.5 and 31.3 against Tiled's 39.8).
+bool auto_takes_strip(const CudaContext& ctx, const Conv2dShape& s, const Choice& strip) {
+  if (ctx.strip_level() == 0 || !fits(strip)) return false;
+  const long long items =
+      s.N * ceil_div(s.K, strip.kpt) * strip_items_per_plane(s, strip_width(s));
+  return ctx.strip_level() >= 2 || items >= 2LL * 128 * ctx.sm_count();
+}
+
 // sixteen: x and y in 16 bits, where the tensor-core kernel is chosen when it can hold the case
 // (an estimate, see notes/tuning-cuda.md; the conv lab times it against the others).
 Choice resolve(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
                const ConvForwardPlan& plan, bool sixteen) {
   if (plan.variant != ConvFwdVariant::Auto)
     return choose(ctx, s, epi, plan, plan.variant, sixteen);
-  const Choice strip = choose_strip(ctx, s, epi, plan);
-  const bool strip_on = ctx.strip_level() >= (s.C == 1 ? 1 : 2) && fits(strip);
-  if (strip_on && ctx.strip_level() >= 2) return strip;  // before the tensor cores too
-  if (sixteen && auto_takes_mma(ctx, s)) {
-    const Choice mma = choose_mma(s, epi, true);
+  if (sixteen && auto_takes_mma(ctx, s)) {  // ahead of the strips (H100, LeNet-5's conv2 in
+    const Choice mma = choose_mma(s, epi, true);  // bf16 at 1024: 24.6 us against 32.5)
     if (fits(mma) && (epi.pool == PoolKind::None || mma.pw == 2)) return mma;
   }
-  if (strip_on) return strip;
+  const Choice strip = choose_strip(ctx, s, epi, plan);
+  if (auto_takes_strip(ctx, s, strip)) return strip;
   // The ring walks the rows one block at a time: it pays when there are many rows per block and
   // blocks for several waves (H200, batch 1024: LeNet conv1 34.4 us ring vs 37.5 tiled), and
   // loses when few blocks each walk alone (batch 64: 25.6 vs 4.9 us).

@@ -71,7 +71,7 @@ CudaContext::CudaContext(int device) : device_(device) {
     const char* vec = std::getenv("PCNN_GEMM_VEC");
     vec_tiles_ = !(vec && std::string(vec) == "0");
     const char* strip = std::getenv("PCNN_CONV_STRIP");
-    if (strip && (strip[0] == '1' || strip[0] == '2') && !strip[1]) strip_ = strip[0] - '0';
+    if (strip && strip[0] >= '0' && strip[0] <= '2' && !strip[1]) strip_ = strip[0] - '0';
     const char* dw_threads = std::getenv("PCNN_CONV_DW_THREADS");
     if (dw_threads && (std::string(dw_threads) == "128" || std::string(dw_threads) == "256" ||
                        std::string(dw_threads) == "512"))

@@ -53,12 +53,11 @@ class CudaContext {
   // Whether Auto may pick the dense layers' vector tiles (gemm_tile.cuh TileVec64): PCNN_GEMM_VEC=0
   // keeps the scalar tiles, to measure what they give.
   bool vec_tiles_allowed() const { return vec_tiles_; }
-  // Where Auto may pick the strip kernels (conv2d_strip.cuh): PCNN_CONV_STRIP=1 for the first
-  // layer of a grey-image net (one input channel: forward and weight gradient), 2 for the forward
-  // of every layer they hold too (ahead of the tensor cores in 16 bits); unset or 0 keeps the
-  // Tiled / Ring / Mma kernels (off until they have been measured on a GPU).
+  // Where Auto may pick the strip kernels (conv2d_strip.cuh: the forward of 5x5 pooled layers,
+  // the weight gradient of one-channel ones): unset or PCNN_CONV_STRIP=1 where their launch has
+  // threads enough to pay (conv2d_forward.cu auto_takes_strip, conv2d_backward.cu strip_plan),
+  // 2 wherever they fit (the test suite's backend_cuda_strip), 0 nowhere (to measure them).
   int strip_level() const { return strip_; }
-  bool strip_allowed() const { return strip_ >= 1; }
   // The most threads of the convolution backward's weight-gradient blocks, for every layer whose
   // plan leaves it open (conv2d.cuh dw_threads): PCNN_CONV_DW_THREADS=128, 256 or 512, a
   // measuring aid; 0 (unset): by the shape (conv2d_backward.cu auto_dw_threads).
@@ -144,7 +143,7 @@ class CudaContext {
   int mma_ = -1;  // PCNN_MMA: 0, 1, or -1 unset
   int lanes_ = 2;  // PCNN_CONV_LANES: 0, 1 or 2
   bool vec_tiles_ = true;  // PCNN_GEMM_VEC unset or 1
-  int strip_ = 0;          // PCNN_CONV_STRIP: 0, 1 or 2
+  int strip_ = 1;          // PCNN_CONV_STRIP: 0, 1 or 2
   int conv_dw_threads_ = 0;  // PCNN_CONV_DW_THREADS
   int sum_loads_ = 32;       // PCNN_SUM_LOADS
   int dw_plan_ = kDwPlan;  // PCNN_CONV_DW_BLOCKS
