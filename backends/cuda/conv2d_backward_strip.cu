@@ -131,7 +131,7 @@ StripDwPlan plan_dw_strip(const CudaContext& ctx, const Conv2dShape& s, const Co
   p.groups = (s.K + p.kpt - 1) / p.kpt;
   const long long per_image = strip_items_per_plane(s);
   const long long all = s.N * per_image * p.groups;
-  p.threads = threads ? threads : (all >= 4LL * kMaxThreads * ctx.sm_count() ? kMaxThreads : 32);
+  p.threads = threads ? threads : (strip_fills(ctx, all) ? kMaxThreads : 32);
   if (p.threads != 32 && p.threads != 64 && p.threads != kMaxThreads) return p;
   if (chunks) {
     p.imgs = (s.N + chunks - 1) / chunks;

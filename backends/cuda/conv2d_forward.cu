@@ -281,7 +281,7 @@ int pick_kpt(CudaContext&, const Conv2dShape& s, int npos) {
 }
 
 // The strip kernel: 5x5 at unit stride, the 2x2 pooling fused. 1 filter a thread on one input
-// channel, 2 on more where that still gives each multiprocessor two blocks of 128, unless the plan
+// channel, 2 on more where that still fills the multiprocessors (strip_fills), unless the plan
 // says 1 to 4 (H100, batch 1024: LeNet-5's conv1 26.3 us with 1 against 34.7 with 2, its conv2
 // 31.3 with 2 against 32.0 with 1). A shape it cannot hold gets a size that fits() refuses.
 Choice choose_strip(const CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
@@ -289,7 +289,7 @@ Choice choose_strip(const CudaContext& ctx, const Conv2dShape& s, const ConvEpil
   int kpt = plan.k_per_thread;
   if (!kpt) {
     const long long items2 = s.N * ceil_div(s.K, 2) * strip_items_per_plane(s, strip_width(s));
-    kpt = s.C > 1 && items2 >= 2LL * 128 * ctx.sm_count() ? 2 : 1;
+    kpt = s.C > 1 && strip_fills(ctx, items2) ? 2 : 1;
   }
   Choice ch{ConvFwdVariant::Strip, kpt, 2, 0, 1, 0};
   ch.kt = ceil_div(s.K, ch.kpt) * ch.kpt;
@@ -340,15 +340,15 @@ bool fits(const Choice& ch) {
 }
 
 // Whether Auto takes the strip kernel: where it fits and the context allows it, and (but under
-// PCNN_CONV_STRIP=2) where its threads fill two blocks of 128 a multiprocessor. A strip thread's
+// PCNN_CONV_STRIP=2) where its threads fill the multiprocessors (strip_fills). A strip thread's
 // work is long and serial: on few threads it loses (H100, batch 64: LeNet-5's conv1 7.1 us
-// against the Tiled kernel's 4.2, conv2 23.1 against 9.4; at 1024 it wins, 26.3 against the
-// Ring kernel's 35.5 and 31.3 against Tiled's 39.8).
+// against the Tiled kernel's 4.2, conv2 23.1 against 9.4); at 1024 it wins (26.3 against the
+// Ring kernel's 35.5, 32.0 against Tiled's 39.8).
 bool auto_takes_strip(const CudaContext& ctx, const Conv2dShape& s, const Choice& strip) {
   if (ctx.strip_level() == 0 || !fits(strip)) return false;
   const long long items =
       s.N * ceil_div(s.K, strip.kpt) * strip_items_per_plane(s, strip_width(s));
-  return ctx.strip_level() >= 2 || items >= 2LL * 128 * ctx.sm_count();
+  return ctx.strip_level() >= 2 || strip_fills(ctx, items);
 }
 
 // sixteen: x and y in 16 bits, where the tensor-core kernel is chosen when it can hold the case

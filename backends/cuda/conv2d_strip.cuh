@@ -31,6 +31,13 @@ inline int strip_width(const Conv2dShape& s) {
   return (q2 + 4) / 5 * 5 < (q2 + 6) / 7 * 7 ? 5 : 7;
 }
 
+// Whether a strip launch of `items` threads fills four blocks of 128 on every multiprocessor,
+// where Auto takes the strips (H100: LeNet-5's layers at batch 1024 they win, at 64 they lose;
+// notes/tuning-cuda.md, "Single-channel strips").
+inline bool strip_fills(const CudaContext& ctx, long long items) {
+  return items >= 4LL * 128 * ctx.sm_count();
+}
+
 // Thread items of a strip launch per image and filter group: (pooled row, strip).
 inline long long strip_items_per_plane(const Conv2dShape& s, int wt = kStripWT) {
   return (long long)(s.P() / 2) * ((s.Q() / 2 + wt - 1) / wt);
