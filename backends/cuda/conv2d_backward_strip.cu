@@ -130,8 +130,8 @@ StripDwPlan plan_dw_strip(const CudaContext& ctx, const Conv2dShape& s, const Co
   if (p.kpt != 1 && p.kpt != 2) return p;
   p.groups = (s.K + p.kpt - 1) / p.kpt;
   const long long per_image = strip_items_per_plane(s);
-  const long long all = s.N * per_image * p.groups;
-  p.threads = threads ? threads : (strip_fills(ctx, all) ? kMaxThreads : 32);
+  const bool fills = strip_fills(ctx, strip_items(s, p.kpt, kStripWT));
+  p.threads = threads ? threads : (fills ? kMaxThreads : 32);
   if (p.threads != 32 && p.threads != 64 && p.threads != kMaxThreads) return p;
   if (chunks) {
     p.imgs = (s.N + chunks - 1) / chunks;

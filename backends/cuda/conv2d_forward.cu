@@ -288,8 +288,7 @@ Choice choose_strip(const CudaContext& ctx, const Conv2dShape& s, const ConvEpil
                     const ConvForwardPlan& plan) {
   int kpt = plan.k_per_thread;
   if (!kpt) {
-    const long long items2 = s.N * ceil_div(s.K, 2) * strip_items_per_plane(s, strip_width(s));
-    kpt = s.C > 1 && strip_fills(ctx, items2) ? 2 : 1;
+    kpt = s.C > 1 && strip_fills(ctx, strip_items(s, 2, strip_width(s))) ? 2 : 1;
   }
   Choice ch{ConvFwdVariant::Strip, kpt, 2, 0, 1, 0};
   ch.kt = ceil_div(s.K, ch.kpt) * ch.kpt;
@@ -346,9 +345,7 @@ bool fits(const Choice& ch) {
 // Ring kernel's 35.5, 32.0 against Tiled's 39.8).
 bool auto_takes_strip(const CudaContext& ctx, const Conv2dShape& s, const Choice& strip) {
   if (ctx.strip_level() == 0 || !fits(strip)) return false;
-  const long long items =
-      s.N * ceil_div(s.K, strip.kpt) * strip_items_per_plane(s, strip_width(s));
-  return ctx.strip_level() >= 2 || strip_fills(ctx, items);
+  return ctx.strip_level() >= 2 || strip_fills(ctx, strip_items(s, strip.kpt, strip_width(s)));
 }
 
 // sixteen: x and y in 16 bits, where the tensor-core kernel is chosen when it can hold the case
@@ -430,7 +427,7 @@ void launch_strip_wt(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, c
 void launch_strip(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const ActIn& x,
                   const float* w, const FwdOut& o) {
   const int wt = strip_width(s);
-  const long long items = s.N * ceil_div(s.K, ch.kpt) * strip_items_per_plane(s, wt);
+  const long long items = strip_items(s, ch.kpt, wt);
   const int threads = items >= 2LL * 128 * ctx.sm_count() ? 128 : 64;
   const long long want = (items + threads - 1) / threads;
   const int blocks = int(want < (1LL << 30) ? want : (1LL << 30));

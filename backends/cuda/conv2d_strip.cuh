@@ -42,6 +42,10 @@ inline bool strip_fills(const CudaContext& ctx, long long items) {
 inline long long strip_items_per_plane(const Conv2dShape& s, int wt = kStripWT) {
   return (long long)(s.P() / 2) * ((s.Q() / 2 + wt - 1) / wt);
 }
+// ... and of the whole launch: every image and group of kpt filters.
+inline long long strip_items(const Conv2dShape& s, int kpt, int wt) {
+  return (long long)s.N * ((s.K + kpt - 1) / kpt) * strip_items_per_plane(s, wt);
+}
 
 // The 6 input rows of channel c of item (image n, pooled row pp, strip): each read once, through
 // L1, into XW = 2 * WT + 4 registers (zeros outside the image; rows outside it are skipped), then
