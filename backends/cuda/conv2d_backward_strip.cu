@@ -1,9 +1,9 @@
 // Weight gradient of the single-channel strip layers (conv2d_strip.cuh; LeNet-5's conv1): a
 // thread item is the forward's (image, filter group, pooled row, strip). It forms the item's
 // d(pre-activation) in registers from dy and the kept argmax (2 x 14 values a filter), then walks
-// the 6 input rows as the forward does: each row's 18 values, read through L1, meet every tap of
-// the filter rows that use them, 2 x 14 multiply-adds a tap and filter, into 25 sums a filter
-// (and the bias's). The Tiled kernel it replaces there stages the images and d(act_out) in shared
+// the 6 input rows as the forward does: each row's 18 values, read from the block's images staged
+// in shared memory, meet every tap of the filter rows that use them, 2 x 14 multiply-adds a tap
+// and filter, into 25 sums a filter (and the bias's). The Tiled kernel it replaces there stages the images and d(act_out) in shared
 // memory and issues 7 shared loads per 30 multiply-adds, one block a multiprocessor.
 #include <cuda_runtime.h>
 
@@ -17,6 +17,8 @@ namespace pcnn::cuda {
 namespace {
 
 constexpr int kMaxThreads = 128;
+// Shared memory for a block's images (the default limit less the kernel's static sums).
+constexpr long long kMaxStageFloats = (48 * 1024 - 2048) / 4;
 
 // d(pre-activation) of one pooled window's four conv outputs, as dact_at gives them (max
 // pooling: the window's gradient where its kept maximum is, read once).
@@ -47,10 +49,15 @@ __global__ void __launch_bounds__(kMaxThreads)
   wait_for_previous_kernel();
   constexpr int CW = 2 * kStripWT, XW = CW + 4, NV = KPT * 26;
   __shared__ float red[kMaxThreads / 32][NV];
+  extern __shared__ float xs[];  // the chunk's images (StripStage)
   const int g = blockIdx.x / chunks, chunk = blockIdx.x % chunks;
   const int P2 = s.P() / 2, Q2 = s.Q() / 2, strips = (Q2 + kStripWT - 1) / kStripWT;
   const int n0 = chunk * imgs, n1 = min(s.N, n0 + imgs);
   const int items = (n1 - n0) * P2 * strips;
+  const StripStage st(s, kStripWT);
+  stage_padded_images(s, x, n0, n1 - n0, st.rows, st.stride, xs);
+  copy_async_wait();
+  __syncthreads();
   float acc[KPT][26];
 #pragma unroll
   for (int kk = 0; kk < KPT; ++kk)
@@ -76,7 +83,8 @@ __global__ void __launch_bounds__(kMaxThreads)
         }
       }
     }
-    walk_strip_rows<XW>(s, x, n, 0, pp, strip, [&](int i, int r, const float (&xr)[XW]) {
+    const float* xn = xs + size_t(n - n0) * st.plane;
+    walk_strip_rows<XW>(s, st, xn, pp, strip, [&](int i, int r, const float (&xr)[XW]) {
 #pragma unroll
       for (int t = 0; t < 5; ++t)
 #pragma unroll
@@ -118,10 +126,16 @@ __global__ void __launch_bounds__(kMaxThreads)
   }
 }
 
+// Floats of `imgs` staged images (one channel).
+long long stage_floats(const Conv2dShape& s, int imgs) {
+  return (long long)imgs * StripStage(s, kStripWT).plane;
+}
+
 }  // namespace
 
 // The rule: 2 filters a thread; blocks of 128 threads where the batch gives each multiprocessor
-// four of them, else of one warp; about two items a thread, in whole images.
+// four of them, else of one warp; about two items a thread, in whole images (fewer where their
+// staged images would not fit in shared memory; none fitting, no plan).
 StripDwPlan plan_dw_strip(const CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
                           int kpt, int chunks, int threads) {
   StripDwPlan p;
@@ -138,9 +152,10 @@ StripDwPlan plan_dw_strip(const CudaContext& ctx, const Conv2dShape& s, const Co
   } else {
     p.imgs = int(2 * p.threads / per_image);
     p.imgs = p.imgs < 1 ? 1 : (p.imgs > s.N ? s.N : p.imgs);
+    while (p.imgs > 1 && stage_floats(s, p.imgs) > kMaxStageFloats) --p.imgs;
   }
   p.chunks = (s.N + p.imgs - 1) / p.imgs;
-  p.ok = size_t(p.groups) <= CudaContext::kCounters;
+  p.ok = size_t(p.groups) <= CudaContext::kCounters && stage_floats(s, p.imgs) <= kMaxStageFloats;
   return p;
 }
 
@@ -149,11 +164,12 @@ void run_dw_strip(CudaContext& ctx, const StripDwPlan& p, const Conv2dShape& s,
   float* partial = ctx.scratch(size_t(p.groups) * p.chunks * p.kpt * 26);
   unsigned* counter = ctx.counters(size_t(p.groups));
   const int blocks = p.groups * p.chunks;
+  const size_t smem = size_t(stage_floats(s, p.imgs)) * sizeof(float);
   if (p.kpt == 1)
-    launch(ctx, "conv2d_dw_kernel_strip", conv2d_dw_kernel_strip<1>, blocks, p.threads, 0, s, d,
+    launch(ctx, "conv2d_dw_kernel_strip", conv2d_dw_kernel_strip<1>, blocks, p.threads, smem, s, d,
            x, partial, counter, dw, db, p.chunks, p.imgs, ctx.sum_loads());
   else
-    launch(ctx, "conv2d_dw_kernel_strip", conv2d_dw_kernel_strip<2>, blocks, p.threads, 0, s, d,
+    launch(ctx, "conv2d_dw_kernel_strip", conv2d_dw_kernel_strip<2>, blocks, p.threads, smem, s, d,
            x, partial, counter, dw, db, p.chunks, p.imgs, ctx.sum_loads());
 }
 

@@ -12,32 +12,38 @@
 
 namespace pcnn::cuda {
 
-// Whole block: image n of x, zero-padded, into xs (C, Hp, Wp). fp32 by cp.async (all of a
-// thread's copies in flight; copy_async_wait() before the block reads them); 16-bit words through
-// registers, widened, four loads issued before their stores (one memory latency per four words,
-// not per word).
+// Whole block: images n .. n + imgs - 1 of x, zero-padded, into xs (imgs * C, Hp, Wp). fp32 by
+// cp.async (all of a thread's copies in flight; copy_async_wait() before the block reads them);
+// 16-bit words through registers, widened, four loads issued before their stores (one memory
+// latency per four words, not per word).
 template <int Unroll, class Put>
-__device__ __forceinline__ void walk_padded_image(const Conv2dShape& s, size_t xn, int Hp, int Wp,
-                                                  float* xs, Put put) {
+__device__ __forceinline__ void walk_padded_images(const Conv2dShape& s, int planes, size_t xn,
+                                                   int Hp, int Wp, float* xs, Put put) {
 #pragma unroll Unroll
-  for (BoxWalk e(Hp, Wp); e.plane < s.C; e.next()) {
+  for (BoxWalk e(Hp, Wp); e.plane < planes; e.next()) {
     const int h = e.row - s.pad, wi = e.col - s.pad;
     if (h >= 0 && h < s.H && wi >= 0 && wi < s.W)
-      put(xs + e.index, xn + (e.plane * s.H + h) * s.W + wi);
+      put(xs + e.index, xn + (size_t(e.plane) * s.H + h) * s.W + wi);
     else
       xs[e.index] = 0.f;
   }
 }
-__device__ __forceinline__ void stage_padded_image(const Conv2dShape& s, const ActIn& x, int n,
-                                                   int Hp, int Wp, float* xs) {
+__device__ __forceinline__ void stage_padded_images(const Conv2dShape& s, const ActIn& x, int n,
+                                                    int imgs, int Hp, int Wp, float* xs) {
   const size_t xn = size_t(n) * s.C * s.H * s.W;
+  const int planes = imgs * s.C;
   if (x.prec == Precision::F32) {
     const float* x32 = static_cast<const float*>(x.p);
-    walk_padded_image<1>(s, xn, Hp, Wp, xs,
-                         [&](float* dst, size_t i) { copy_async(dst, x32 + i); });
+    walk_padded_images<1>(s, planes, xn, Hp, Wp, xs,
+                          [&](float* dst, size_t i) { copy_async(dst, x32 + i); });
   } else {
-    walk_padded_image<4>(s, xn, Hp, Wp, xs, [&](float* dst, size_t i) { *dst = x.load(i); });
+    walk_padded_images<4>(s, planes, xn, Hp, Wp, xs,
+                          [&](float* dst, size_t i) { *dst = x.load(i); });
   }
+}
+__device__ __forceinline__ void stage_padded_image(const Conv2dShape& s, const ActIn& x, int n,
+                                                   int Hp, int Wp, float* xs) {
+  stage_padded_images(s, x, n, 1, Hp, Wp, xs);
 }
 
 // d(pre-activation) (N,K,P,Q) as a function of what the forward kept (core/shapes.hpp

@@ -283,7 +283,8 @@ int pick_kpt(CudaContext&, const Conv2dShape& s, int npos) {
 // The strip kernel: 5x5 at unit stride, the 2x2 pooling fused. 1 filter a thread on one input
 // channel, 2 on more where that still fills the multiprocessors (strip_fills), unless the plan
 // says 1 to 4 (H100, batch 1024: LeNet-5's conv1 26.3 us with 1 against 34.7 with 2, its conv2
-// 31.3 with 2 against 32.0 with 1). A shape it cannot hold gets a size that fits() refuses.
+// 31.3 with 2 against 32.0 with 1). A shape it cannot hold, or whose images a block does not
+// fit in shared memory (StripStage), gets a size that fits() refuses.
 Choice choose_strip(const CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
                     const ConvForwardPlan& plan) {
   int kpt = plan.k_per_thread;
@@ -292,8 +293,11 @@ Choice choose_strip(const CudaContext& ctx, const Conv2dShape& s, const ConvEpil
   }
   Choice ch{ConvFwdVariant::Strip, kpt, 2, 0, 1, 0};
   ch.kt = ceil_div(s.K, ch.kpt) * ch.kpt;
-  ch.smem_floats = StripLayout(s, ch.kpt).total;
-  if (!strip_forward_holds(s, epi)) ch.smem_floats = kMaxSmemFloats + 1;
+  const int wt = strip_width(s);
+  long long floats = kMaxSmemFloats + 1;
+  if (strip_forward_holds(s, epi) && s.N > 0 && s.P() >= 2 && s.Q() >= 2 && ch.kpt >= 1)
+    floats = StripLayout(s, ch.kpt, wt).with_images(s, wt);
+  ch.smem_floats = floats <= kMaxSmemFloats ? int(floats) : kMaxSmemFloats + 1;
   return ch;
 }
 

@@ -1,8 +1,8 @@
 // Convolution forward of the strip layers (conv2d_strip.cuh: 5x5 at unit stride, 2x2 pooling; any
 // channel count): a thread computes KPT filters over a strip of WT pooled outputs of one pooled
 // row, i.e. 2 conv rows x 2*WT conv columns, from registers. Channel by channel, each of the 6
-// input rows those need is read once, through L1 (no shared-memory staging of the image), into
-// 2*WT+4 registers and used by every tap of both conv rows: per row 2*WT+4 loads for up to
+// input rows those need is read once, from the block's images in shared memory, into 2*WT+4
+// registers and used by every tap of both conv rows: per row 2*WT+4 loads for up to
 // 2*5*KPT*2*WT multiply-adds. The Tiled and Ring kernels issue a shared load per 2-4
 // multiply-adds and leave a quarter of LeNet-5's six conv1 filters idle in their tile of 8.
 //
@@ -20,18 +20,25 @@
 
 namespace pcnn::cuda {
 
-// Filters and biases of a strip launch, KPT-padded (zeros past K), in shared memory.
+// A strip launch's shared memory: its filters and biases, KPT-padded (zeros past K), then the
+// images a block of up to 128 items meets (StripStage).
 struct StripLayout {
-  int groups, w_floats, total;
-  __host__ __device__ StripLayout(const Conv2dShape& s, int kpt) {
+  int groups, per_image, w_floats, total;
+  __host__ __device__ StripLayout(const Conv2dShape& s, int kpt, int wt) {
     groups = (s.K + kpt - 1) / kpt;
+    per_image = groups * int(strip_items_per_plane(s, wt));
     w_floats = groups * kpt * s.C * 25;
     total = w_floats + groups * kpt;
+  }
+  // ... plus the images (host: the launch's size).
+  long long with_images(const Conv2dShape& s, int wt) const {
+    return total + strip_stage_images(s, per_image, 128) * s.C * StripStage(s, wt).plane;
   }
 };
 
 // x (N,C,H,W), w (K,C,5,5) -> y (N,K,P/2,Q/2) and what FwdOut keeps. Thread item (n, g, pp,
-// strip), the strip fastest: a warp's loads cover neighbouring rows of one image. ONE: C is 1
+// strip), the strip fastest: a block's items cover one image or a few, staged in shared memory
+// once for all of them (every channel), a warp's row loads falling on distinct banks. ONE: C is 1
 // (a grey image's first layer), the channel loop compiled away: 128 registers with 2 filters of
 // 7 columns where the loop takes 168.
 template <int KPT, int WT, bool ONE>
@@ -40,23 +47,33 @@ __global__ void __launch_bounds__(128)
   wait_for_previous_kernel();
   extern __shared__ float smem[];
   constexpr int CW = 2 * WT, XW = CW + 4;  // conv columns, input columns of a strip
-  const StripLayout L(s, KPT);
+  const StripLayout L(s, KPT, WT);
+  const StripStage st(s, WT);
   float* ws = smem;
   float* bs = ws + L.w_floats;
+  float* xs = smem + L.total;
   for (int e = threadIdx.x; e < L.w_floats; e += blockDim.x)
     ws[e] = e < s.K * s.C * 25 ? w[e] : 0.f;
   for (int e = threadIdx.x; e < L.groups * KPT; e += blockDim.x)
     bs[e] = (o.bias && e < s.K) ? o.bias[e] : 0.f;
-  __syncthreads();
 
   const int P2 = s.P() / 2, Q2 = s.Q() / 2, strips = (Q2 + WT - 1) / WT;
-  const long long items = (long long)s.N * L.groups * P2 * strips;
-  for (long long item = (long long)blockIdx.x * blockDim.x + threadIdx.x; item < items;
-       item += (long long)gridDim.x * blockDim.x) {
+  const int C = ONE ? 1 : s.C, fw = C * 25;  // channels, floats a filter
+  const long long items = (long long)s.N * L.per_image;
+  // Block-uniform passes (each stages its images, so every thread takes part).
+  for (long long base = (long long)blockIdx.x * blockDim.x; base < items;
+       base += (long long)gridDim.x * blockDim.x) {
+    const int n_lo = int(base / L.per_image);
+    const long long last = base + blockDim.x - 1 < items ? base + blockDim.x - 1 : items - 1;
+    __syncthreads();  // the last pass's reads are done
+    stage_padded_images(s, x, n_lo, int(last / L.per_image) - n_lo + 1, st.rows, st.stride, xs);
+    copy_async_wait();
+    __syncthreads();
+    const long long item = base + threadIdx.x;
+    if (item >= items) continue;
     const int strip = int(item % strips), pp = int((item / strips) % P2);
-    const int g = int((item / (strips * P2)) % L.groups);
-    const int n = int(item / ((long long)strips * P2 * L.groups));
-    const int C = ONE ? 1 : s.C, fw = C * 25;  // channels, floats a filter
+    const int g = int((item / (strips * P2)) % L.groups), n = int(item / L.per_image);
+    const float* xn = xs + size_t(n - n_lo) * C * st.plane;
     float acc[KPT][2][CW];
 #pragma unroll
     for (int kk = 0; kk < KPT; ++kk)
@@ -67,16 +84,18 @@ __global__ void __launch_bounds__(128)
 #pragma unroll 1
     for (int c = 0; c < C; ++c) {
       const float* wc = ws + g * KPT * fw + c * 25;
-      walk_strip_rows<XW>(s, x, n, c, pp, strip, [&](int i, int r, const float (&xr)[XW]) {
+      walk_strip_rows<XW>(s, st, xn + c * st.plane, pp, strip,
+                          [&](int i, int r, const float (&xr)[XW]) {
 #pragma unroll
-        for (int t = 0; t < 5; ++t)
+                            for (int t = 0; t < 5; ++t)
 #pragma unroll
-          for (int kk = 0; kk < KPT; ++kk) {
-            const float wv = wc[kk * fw + r * 5 + t];
+                              for (int kk = 0; kk < KPT; ++kk) {
+                                const float wv = wc[kk * fw + r * 5 + t];
 #pragma unroll
-            for (int j = 0; j < CW; ++j) acc[kk][i][j] = fmaf(wv, xr[j + t], acc[kk][i][j]);
-          }
-      });
+                                for (int j = 0; j < CW; ++j)
+                                  acc[kk][i][j] = fmaf(wv, xr[j + t], acc[kk][i][j]);
+                              }
+                          });
     }
 #pragma unroll
     for (int jj = 0; jj < WT; ++jj) {

@@ -2,8 +2,9 @@
 // part their forward (conv2d_forward_strip.cuh: any channel count) and weight gradient
 // (conv2d_backward_strip.cu: one input channel, the first layer of a grey-image network) share:
 // a thread owns KPT filters over a strip of WT pooled outputs of one pooled row, i.e. two conv
-// rows of 2 * WT columns, and reads the 6 input rows of a channel they meet once each, through
-// L1, into registers. Why: notes/tuning-cuda.md, "Single-channel strips".
+// rows of 2 * WT columns, and reads the 6 input rows of a channel they meet once each, from the
+// block's images staged in shared memory, into registers. Why: notes/tuning-cuda.md,
+// "Single-channel strips".
 #pragma once
 
 #include "backends/cuda/conv2d_common.cuh"
@@ -39,7 +40,8 @@ inline bool strip_fills(const CudaContext& ctx, long long items) {
 }
 
 // Thread items of a strip launch per image and filter group: (pooled row, strip).
-inline long long strip_items_per_plane(const Conv2dShape& s, int wt = kStripWT) {
+__host__ __device__ inline long long strip_items_per_plane(const Conv2dShape& s,
+                                                           int wt = kStripWT) {
   return (long long)(s.P() / 2) * ((s.Q() / 2 + wt - 1) / wt);
 }
 // ... and of the whole launch: every image and group of kpt filters.
@@ -47,24 +49,42 @@ inline long long strip_items(const Conv2dShape& s, int kpt, int wt) {
   return (long long)s.N * ((s.K + kpt - 1) / kpt) * strip_items_per_plane(s, wt);
 }
 
-// The 6 input rows of channel c of item (image n, pooled row pp, strip): each read once, through
-// L1, into XW = 2 * WT + 4 registers (zeros outside the image; rows outside it are skipped), then
-// body(i, r, xr) for each of the item's two conv rows i that it meets, through filter row r.
+// Where a strip block keeps its images: in shared memory, every channel, each plane padded with
+// zeros (the layer's padding, and the columns past the last strip) to `rows` x `cols`, its rows
+// `stride` floats apart. Why: read through L1, a warp's lanes fell on rows 14-28 floats apart,
+// about 14 sectors a load (H100, batch 1024: LeNet-5's conv1 forward 26.3 us where 8-12 were
+// predicted). Here the stride is odd, so the rows two apart that neighbouring items read fall on
+// different banks: a warp's row load costs 2 wavefronts at worst (LeNet-5's conv1).
+struct StripStage {
+  int rows, cols, stride, plane;
+  __host__ __device__ StripStage(const Conv2dShape& s, int wt) {
+    rows = s.P() + 4;  // H + 2 pad
+    cols = (s.Q() / 2 + wt - 1) / wt * 2 * wt + 4;
+    stride = cols | 1;
+    plane = rows * stride;
+  }
+};
+// Images a block of `threads` consecutive items can meet, `per_image` items an image.
+inline long long strip_stage_images(const Conv2dShape& s, long long per_image, int threads) {
+  const long long imgs = (threads - 1 + per_image - 1) / per_image + 1;
+  return imgs < s.N ? imgs : s.N;
+}
+
+// The 6 input rows of a staged channel plane xs that item (pooled row pp, strip) meets, each read
+// once into XW = 2 * WT + 4 registers (rows of the layer's padding skipped, so the sums keep the
+// Tiled kernel's order), then body(i, r, xr) for each of the item's two conv rows i that it
+// meets, through filter row r.
 template <int XW, class Body>
-__device__ __forceinline__ void walk_strip_rows(const Conv2dShape& s, const ActIn& x, int n,
-                                                int c, int pp, int strip, Body body) {
-  const int h0 = 2 * pp - s.pad, c0 = strip * (XW - 4) - s.pad;
-  const size_t xn = (size_t(n) * s.C + c) * s.H * s.W;
+__device__ __forceinline__ void walk_strip_rows(const Conv2dShape& s, const StripStage& st,
+                                                const float* xs, int pp, int strip, Body body) {
+  const float* at = xs + 2 * pp * st.stride + strip * (XW - 4);
 #pragma unroll
   for (int u = 0; u < 6; ++u) {
-    const int h = h0 + u;
+    const int h = 2 * pp - s.pad + u;
     if (h < 0 || h >= s.H) continue;
     float xr[XW];
 #pragma unroll
-    for (int j = 0; j < XW; ++j) {
-      const int c = c0 + j;
-      xr[j] = (c >= 0 && c < s.W) ? x.load(xn + size_t(h) * s.W + c) : 0.f;
-    }
+    for (int j = 0; j < XW; ++j) xr[j] = at[u * st.stride + j];
 #pragma unroll
     for (int i = 0; i < 2; ++i)
       if (u - i >= 0 && u - i <= 4) body(i, u - i, xr);
