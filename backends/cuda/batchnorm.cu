@@ -62,20 +62,6 @@ __device__ inline void block_sums(double* a, double* b) {
   *b = block_sum(*b, red);  // block_sum syncs before reusing red
 }
 
-// Counts this block as done for channel c; true in every thread of the channel's last block,
-// which then sees every other block's partials. Resets the counter for the next launch.
-__device__ inline bool last_block_of_channel(unsigned* counter) {
-  __shared__ bool is_last;
-  if (threadIdx.x == 0) {
-    __threadfence();  // this block's partial is visible before the count says so
-    is_last = atomicAdd(counter, 1u) == gridDim.x - 1;
-    if (is_last) *counter = 0u;
-  }
-  __syncthreads();
-  if (is_last) __threadfence();
-  return is_last;
-}
-
 // The partials of channel c, added in block order (thread 0).
 __device__ inline double2 channel_total(const double2* partial, int c) {
   double2 t = make_double2(0.0, 0.0);
@@ -104,7 +90,7 @@ __device__ bool channel_sums(int N, int C, int HW, Term term, double2* partial,
   });
   block_sums(&a, &b);
   if (threadIdx.x == 0) partial[size_t(c) * gridDim.x + blockIdx.x] = make_double2(a, b);
-  if (!last_block_of_channel(&counters[c]) || threadIdx.x != 0) return false;
+  if (!last_block_done(&counters[c], gridDim.x) || threadIdx.x != 0) return false;
   *total = channel_total(partial, c);
   return true;
 }

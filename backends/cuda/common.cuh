@@ -65,8 +65,7 @@ struct BoxWalk {
 // The last-block step of a reduction over `blocks` blocks: counts this block as done and returns
 // true in every thread of the last one, which then sees what every block wrote before counting.
 // Every thread must call it (it holds a barrier). The last block resets the counter for the next
-// launch (graph replays). The conv and GEMM split sums still spell this out themselves
-// (conv2d_backward_tiled_kernels.cuh, gemm_tile.cuh join_splits, batchnorm.cu).
+// launch (graph replays).
 __device__ inline bool last_block_done(unsigned* counter, unsigned blocks) {
   __shared__ bool is_last;
   __threadfence();  // this thread's partials are visible before the count says the block is done

@@ -105,13 +105,7 @@ __device__ __forceinline__ void backward_weights_block(const FusedArgs& a, int c
     out[e] = v;
   }
   // The last chunk block of this filter tile to finish sums all chunks (chunk order).
-  __threadfence();
-  __syncthreads();
-  __shared__ bool is_last;
-  if (threadIdx.x == 0) is_last = atomicAdd(&a.counter[kt_idx], 1u) == unsigned(a.chunks - 1);
-  __syncthreads();
-  if (!is_last) return;
-  __threadfence();
+  if (!last_block_done(&a.counter[kt_idx], unsigned(a.chunks))) return;
   const float* all = a.partial + size_t(kt_idx) * a.chunks * per_tile;
   for (int e = threadIdx.x; e < per_tile; e += blockDim.x) {
     const float sum = sum_rows_as(a.sum_loads, all + e, a.chunks, per_tile);
@@ -123,7 +117,6 @@ __device__ __forceinline__ void backward_weights_block(const FusedArgs& a, int c
       a.db[k] = sum;
     }
   }
-  if (threadIdx.x == 0) a.counter[kt_idx] = 0u;  // ready for the next launch (graph replays)
 }
 
 // One data-gradient block: image n, channels [c0, c0+ct). Each thread owns its dx outputs and

@@ -6,6 +6,7 @@
 
 #include <cuda_runtime.h>
 
+#include "backends/cuda/common.cuh"
 #include "backends/cuda/launch.cuh"
 
 namespace pcnn::cuda {
@@ -165,13 +166,7 @@ __device__ __forceinline__ bool join_splits(float* acc, int kThreads, int tile, 
   float* mine = partial + (size_t(tile) * splits + split) * E * kThreads;
 #pragma unroll
   for (int e = 0; e < E; ++e) mine[e * kThreads + threadIdx.x] = acc[e];
-  __threadfence();
-  __syncthreads();
-  __shared__ bool is_last;
-  if (threadIdx.x == 0) is_last = atomicAdd(&counter[tile], 1u) == unsigned(splits - 1);
-  __syncthreads();
-  if (!is_last) return false;
-  __threadfence();
+  if (!last_block_done(&counter[tile], unsigned(splits))) return false;
   const float* all = partial + size_t(tile) * splits * E * kThreads + threadIdx.x;
   // Split by split, a thread's E sums side by side: E loads in flight, each sum in split order.
 #pragma unroll
@@ -179,7 +174,6 @@ __device__ __forceinline__ bool join_splits(float* acc, int kThreads, int tile, 
   for (int sp = 0; sp < splits; ++sp)
 #pragma unroll
     for (int e = 0; e < E; ++e) acc[e] += __ldcg(all + (size_t(sp) * E + e) * kThreads);
-  if (threadIdx.x == 0) counter[tile] = 0u;
   return true;
 }
 

@@ -27,7 +27,6 @@ __global__ void softmax_xent_kernel(int N, int K, const float* logits, const int
   wait_for_previous_kernel();
   __shared__ double red_loss[32];
   __shared__ int red_correct[32];
-  __shared__ bool is_last;
   double loss = 0.0;
   int correct = 0;
   const int n = blockIdx.x * blockDim.x + threadIdx.x;
@@ -53,12 +52,8 @@ __global__ void softmax_xent_kernel(int N, int K, const float* logits, const int
   if (threadIdx.x == 0) {
     partial_loss[blockIdx.x] = loss_sum;
     partial_correct[blockIdx.x] = correct_sum;
-    __threadfence();
-    is_last = atomicAdd(counter, 1u) == gridDim.x - 1;
   }
-  __syncthreads();
-  if (!is_last || threadIdx.x != 0) return;
-  __threadfence();
+  if (!last_block_done(counter, gridDim.x) || threadIdx.x != 0) return;
   double total_loss = 0.0;
   int total_correct = 0;
   for (unsigned b = 0; b < gridDim.x; ++b) {
@@ -67,7 +62,6 @@ __global__ void softmax_xent_kernel(int N, int K, const float* logits, const int
   }
   metrics[kMetricLossSum] += float(total_loss);
   metrics[kMetricCorrect] += float(total_correct);
-  *counter = 0u;  // ready for the next launch (graph replays)
 }
 
 }  // namespace

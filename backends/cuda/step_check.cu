@@ -62,22 +62,14 @@ __global__ void check_step_kernel(size_t n, const float* grads, uint32_t* partia
       if (lowest == kAllFinite && !is_finite_float(g[u])) lowest = uint32_t(base + u * stride);
   }
   lowest = block_min(lowest);
-  __shared__ bool is_last;
-  if (threadIdx.x == 0) {
-    partial[blockIdx.x] = lowest;
-    __threadfence();  // the partial is visible before the count says so
-    is_last = atomicAdd(counter, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!is_last) return;
-  __threadfence();
+  if (threadIdx.x == 0) partial[blockIdx.x] = lowest;
+  if (!last_block_done(counter, gridDim.x)) return;
   lowest = kAllFinite;
   for (unsigned b = threadIdx.x; b < gridDim.x; b += kThreads)
     lowest = min(lowest, __ldcg(&partial[b]));  // L2, not a stale L1 line
   lowest = block_min(lowest);
   if (threadIdx.x == 0) {
     finish_step_check(lowest, *step, metrics, hyper);
-    *counter = 0u;  // ready for the next launch (graph replays)
   }
 }
 
