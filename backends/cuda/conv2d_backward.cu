@@ -517,8 +517,8 @@ StripDwPlan strip_plan(const CudaContext& ctx, const Conv2dShape& s, const ConvE
   if ((plan.variant != ConvBwdVariant::Strip && !automatic) || want_dx) return StripDwPlan{};
   const StripDwPlan p = plan_dw_strip(ctx, s, epi, plan.dw_k_tile, plan.dw_chunks, plan.dw_threads);
   // Auto: only where the rule gives blocks of 128, four a multiprocessor (strip_fills), but under
-  // PCNN_CONV_STRIP=2. On fewer threads the strips lose (H100, LeNet-5's conv1 at batch 64: 17-30
-  // us against the Tiled kernel's 11.6; at 1024 37.2 against 47.3).
+  // PCNN_CONV_STRIP=2. On fewer threads the strips lose (H100, LeNet-5's conv1 at batch 64: 19.8
+  // us against the Tiled kernel's 11.3; at 512 24.4 against 29.7, at 1024 37.5 against 46.1).
   if (automatic && ctx.strip_level() < 2 && p.threads < 128) return StripDwPlan{};
   return p;
 }
