@@ -413,18 +413,19 @@ template <int WT, bool ONE>
 void launch_strip_wt(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const ActIn& x,
                      const float* w, const FwdOut& o, int blocks, int threads) {
   const size_t smem = size_t(ch.smem_floats) * sizeof(float);
+  const bool coalesce = ctx.strip_store() && strip_can_coalesce(s, ch.kpt, WT, o);
   if (ch.kpt == 1)
     launch(ctx, "conv2d_forward_kernel_strip", conv2d_forward_kernel_strip<1, WT, ONE>, blocks,
-           threads, smem, s, x, w, o);
+           threads, smem, s, x, w, o, coalesce);
   else if (ch.kpt == 2)
     launch(ctx, "conv2d_forward_kernel_strip", conv2d_forward_kernel_strip<2, WT, ONE>, blocks,
-           threads, smem, s, x, w, o);
+           threads, smem, s, x, w, o, false);
   else if (ch.kpt == 3)
     launch(ctx, "conv2d_forward_kernel_strip", conv2d_forward_kernel_strip<3, WT, ONE>, blocks,
-           threads, smem, s, x, w, o);
+           threads, smem, s, x, w, o, false);
   else
     launch(ctx, "conv2d_forward_kernel_strip", conv2d_forward_kernel_strip<4, WT, ONE>, blocks,
-           threads, smem, s, x, w, o);
+           threads, smem, s, x, w, o, false);
 }
 
 // Blocks of 128 threads, or 64 where that leaves fewer than two blocks a multiprocessor.

@@ -24,34 +24,47 @@ struct FwdOut {
   ActOut y;
 };
 
+// One filter's PW x PW window of conv outputs (acc, bias included) through activation A: the
+// window's max (and its argmax byte in best) or sum (the caller scales an average), the
+// activated outputs written to act_out where it is kept (from act_at, rows Q apart).
+template <Activation A, int PW>
+__device__ __forceinline__ float pool_window_as(const FwdOut& o, size_t act_at, int Q,
+                                                const float (&acc)[PW][PW], int& best) {
+  float pooled = 0.f;
+  best = 0;
+#pragma unroll
+  for (int i = 0; i < PW; ++i)
+#pragma unroll
+    for (int j = 0; j < PW; ++j) {
+      const float v = activate<A>(acc[i][j]);
+      if (PW > 1 && o.act_out) o.act_out[act_at + size_t(i) * Q + j] = v;
+      if (o.pool == PoolKind::Max) {
+        if ((i == 0 && j == 0) || v > pooled) {  // first maximum, row-major
+          pooled = v;
+          best = i * PW + j;
+        }
+      } else {
+        pooled += v;
+      }
+    }
+  return pooled;
+}
+
 // The epilogue of one thread's KPT x PW x PW block of conv outputs at pooled (pp,pq), for one
 // activation A fixed at compile time.
 template <Activation A, int KPT, int PW>
-__device__ __forceinline__ void forward_epilogue_as(const Conv2dShape& s, const FwdOut& o, int n, int kbase,
-                                        int pp, int pq, float (&acc)[KPT][PW][PW]) {
+__device__ __forceinline__ void forward_epilogue_as(const Conv2dShape& s, const FwdOut& o, int n,
+                                                    int kbase, int pp, int pq,
+                                                    float (&acc)[KPT][PW][PW]) {
   const int P = s.P(), Q = s.Q();
 #pragma unroll
   for (int kk = 0; kk < KPT; ++kk) {
     const int k = kbase + kk;
     if (k >= s.K) break;
     const size_t plane = (size_t(n) * s.K + k);
-    float pooled = 0.f;
-    int best = 0;
-#pragma unroll
-    for (int i = 0; i < PW; ++i)
-#pragma unroll
-      for (int j = 0; j < PW; ++j) {
-        const float v = activate<A>(acc[kk][i][j]);
-        if (PW > 1 && o.act_out) o.act_out[plane * P * Q + (pp * PW + i) * Q + pq * PW + j] = v;
-        if (o.pool == PoolKind::Max) {
-          if ((i == 0 && j == 0) || v > pooled) {  // first maximum, row-major
-            pooled = v;
-            best = i * PW + j;
-          }
-        } else {
-          pooled += v;
-        }
-      }
+    int best;
+    const size_t act_at = plane * P * Q + size_t(pp) * PW * Q + size_t(pq) * PW;
+    const float pooled = pool_window_as<A, PW>(o, act_at, Q, acc[kk], best);
     if (PW > 1) {
       const int P2 = P / PW, Q2 = Q / PW;
       const size_t at = (plane * P2 + pp) * Q2 + pq;

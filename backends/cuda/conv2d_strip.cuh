@@ -54,11 +54,14 @@ inline long long strip_items(const Conv2dShape& s, int kpt, int wt) {
 // `stride` floats apart. Why: read through L1, a warp's lanes fell on rows 14-28 floats apart,
 // about 14 sectors a load (H100, batch 1024: LeNet-5's conv1 forward 26.3 us where 8-12 were
 // predicted). Here the stride is odd, so the rows two apart that neighbouring items read fall on
-// different banks: a warp's row load costs 2 wavefronts at worst (LeNet-5's conv1).
+// different banks: a warp's row load costs 2 wavefronts at worst (LeNet-5's conv1). So is a
+// plane's size (one row of zeros more than the H + 2 pad the items read): the lanes of a warp
+// that reach the next image fall on other banks than those of the one before (ncu, H100, session
+// 31: the weight gradient's loads, a plane of 32 x 33 floats, 2.8 wavefronts each).
 struct StripStage {
   int rows, cols, stride, plane;
   __host__ __device__ StripStage(const Conv2dShape& s, int wt) {
-    rows = s.P() + 4;  // H + 2 pad
+    rows = s.P() + 5;  // H + 2 pad (P is even), and a row of zeros no item reads: odd
     cols = (s.Q() / 2 + wt - 1) / wt * 2 * wt + 4;
     stride = cols | 1;
     plane = rows * stride;

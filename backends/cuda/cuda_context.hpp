@@ -58,6 +58,9 @@ class CudaContext {
   // threads enough to pay (conv2d_forward.cu auto_takes_strip, conv2d_backward.cu strip_plan),
   // 2 wherever they fit (the test suite's backend_cuda_strip), 0 nowhere (to measure them).
   int strip_level() const { return strip_; }
+  // Whether the strip forward hands its pooled outputs out a warp at a time where it can
+  // (conv2d_forward_strip.cuh strip_can_coalesce): PCNN_STRIP_STORE=1. Off until measured.
+  bool strip_store() const { return strip_store_; }
   // The most threads of the convolution backward's weight-gradient blocks, for every layer whose
   // plan leaves it open (conv2d.cuh dw_threads): PCNN_CONV_DW_THREADS=128, 256 or 512, a
   // measuring aid; 0 (unset): by the shape (conv2d_backward.cu auto_dw_threads).
@@ -144,6 +147,7 @@ class CudaContext {
   int lanes_ = 2;  // PCNN_CONV_LANES: 0, 1 or 2
   bool vec_tiles_ = true;  // PCNN_GEMM_VEC unset or 1
   int strip_ = 1;          // PCNN_CONV_STRIP: 0, 1 or 2
+  bool strip_store_ = false;  // PCNN_STRIP_STORE=1
   int conv_dw_threads_ = 0;  // PCNN_CONV_DW_THREADS
   int sum_loads_ = 32;       // PCNN_SUM_LOADS
   int dw_plan_ = kDwPlan;  // PCNN_CONV_DW_BLOCKS
