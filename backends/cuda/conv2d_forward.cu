@@ -287,13 +287,11 @@ int pick_kpt(CudaContext&, const Conv2dShape& s, int npos) {
 // fit in shared memory (StripStage), gets a size that fits() refuses.
 Choice choose_strip(const CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
                     const ConvForwardPlan& plan) {
+  const int wt = strip_width(s);
   int kpt = plan.k_per_thread;
-  if (!kpt) {
-    kpt = s.C > 1 && strip_fills(ctx, strip_items(s, 2, strip_width(s))) ? 2 : 1;
-  }
+  if (!kpt) kpt = s.C > 1 && strip_fills(ctx, strip_items(s, 2, wt)) ? 2 : 1;
   Choice ch{ConvFwdVariant::Strip, kpt, 2, 0, 1, 0};
   ch.kt = ceil_div(s.K, ch.kpt) * ch.kpt;
-  const int wt = strip_width(s);
   long long floats = kMaxSmemFloats + 1;
   if (strip_forward_holds(s, epi) && s.N > 0 && s.P() >= 2 && s.Q() >= 2 && ch.kpt >= 1)
     floats = StripLayout(s, ch.kpt, wt).with_images(s, wt);
