@@ -42,7 +42,7 @@ __device__ __forceinline__ void backward_weights_block(const FusedArgs& a, int c
   for (int g0 = chunk * a.imgs_per_chunk; g0 < n_end; g0 += L.group) {
     const int gn = min(L.group, n_end - g0);
     __syncthreads();  // the previous group is no longer read
-    for (int i = 0; i < gn; ++i) stage_padded_image(s, a.x, g0 + i, L.Hp, L.Wp, xs + i * L.x_img);
+    stage_padded_images(s, a.x, g0, gn, L.Hp, L.Wp, xs);  // the group's planes, one walk
     for (int i = 0; i < gn; ++i) stage_dact(s, a.d, g0 + i, k0, KT, ds + i * L.d_img, PQ, Q);
     copy_async_wait();
     __syncthreads();
