@@ -412,7 +412,13 @@ void launch_strip_wt(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, c
                      const float* w, const FwdOut& o, int blocks, int threads) {
   const size_t smem = size_t(ch.smem_floats) * sizeof(float);
   const bool coalesce = ctx.strip_store() && strip_can_coalesce(s, ch.kpt, WT, o);
-  if (ch.kpt == 1)
+  // One filter a thread fits 64 registers (ptxas, sm_90: no spills but 36 bytes with 7 columns
+  // on several channels, hence 7 blocks there): the occupancy switch's build.
+  constexpr int occ = WT == 7 && !ONE ? 7 : 8;
+  if (ch.kpt == 1 && ctx.strip_occupancy())
+    launch(ctx, "conv2d_forward_kernel_strip", conv2d_forward_kernel_strip<1, WT, ONE, occ>,
+           blocks, threads, smem, s, x, w, o, coalesce);
+  else if (ch.kpt == 1)
     launch(ctx, "conv2d_forward_kernel_strip", conv2d_forward_kernel_strip<1, WT, ONE>, blocks,
            threads, smem, s, x, w, o, coalesce);
   else if (ch.kpt == 2)

@@ -61,6 +61,10 @@ class CudaContext {
   // Whether the strip forward hands its pooled outputs out a warp at a time where it can
   // (conv2d_forward_strip.cuh strip_can_coalesce): PCNN_STRIP_STORE=1. Off until measured.
   bool strip_store() const { return strip_store_; }
+  // Whether the one-filter strip forward is compiled to run 8 blocks a multiprocessor (64
+  // registers, conv2d_forward.cu launch_strip_wt) instead of as many as its registers allow:
+  // PCNN_STRIP_OCC=1. Off until measured.
+  bool strip_occupancy() const { return strip_occ_; }
   // The most threads of the convolution backward's weight-gradient blocks, for every layer whose
   // plan leaves it open (conv2d.cuh dw_threads): PCNN_CONV_DW_THREADS=128, 256 or 512, a
   // measuring aid; 0 (unset): by the shape (conv2d_backward.cu auto_dw_threads).
@@ -148,6 +152,7 @@ class CudaContext {
   bool vec_tiles_ = true;  // PCNN_GEMM_VEC unset or 1
   int strip_ = 1;          // PCNN_CONV_STRIP: 0, 1 or 2
   bool strip_store_ = false;  // PCNN_STRIP_STORE=1
+  bool strip_occ_ = false;    // PCNN_STRIP_OCC=1
   int conv_dw_threads_ = 0;  // PCNN_CONV_DW_THREADS
   int sum_loads_ = 32;       // PCNN_SUM_LOADS
   int dw_plan_ = kDwPlan;  // PCNN_CONV_DW_BLOCKS
