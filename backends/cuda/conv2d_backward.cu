@@ -317,7 +317,7 @@ FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool 
 void run_fused(CudaContext& ctx, const FusedPlan& f, const Conv2dShape& s, const DactSource& d,
                const ActIn& x, const float* w, const ActOut& dx, float* dw, float* db) {
   FusedArgs a{s, d, x, w, dx, dw, db, nullptr, nullptr, f.dw_blocks, f.chunks ? f.chunks : 1,
-              f.imgs, f.ktiles, f.ct, f.ctiles ? f.ctiles : 1, ctx.sum_loads()};
+              f.imgs, f.ktiles, f.ct, f.ctiles ? f.ctiles : 1, ctx.sum_loads(), ctx.dx_rows()};
   if (f.split && f.lanes_dw_groups) {  // both gradients one image a lane
     a.partial = ctx.scratch(lanes_dw_partial(s, f.lanes_dw_chunks));
     launch_dw_lanes(ctx, f, a);
@@ -504,7 +504,7 @@ void run_mma(CudaContext& ctx, const MmaBackward& m, const Conv2dShape& s, const
   } else if (dx) {
     const FusedPlan& f = m.dx;
     const FusedArgs a{s, d, x, w, dx, nullptr, nullptr, nullptr, nullptr, 0, 1, 1, 0, f.ct,
-                      f.ctiles, ctx.sum_loads()};
+                      f.ctiles, ctx.sum_loads(), ctx.dx_rows()};
     launch_dx(ctx, f, a);
   }
 }

@@ -119,6 +119,65 @@ __device__ __forceinline__ void backward_weights_block(const FusedArgs& a, int c
   }
 }
 
+// The data-gradient strip path two output rows a thread (FusedArgs::dx_rows == 2): a filter's
+// taps are read once into registers and each of the R + 1 staged d(act_out) rows the two rows
+// meet once, where one row a thread reads R rows and every tap per row (ncu, H100, LeNet-5's
+// conv2 at batch 1024: the one-row blocks bound by shared loads, L1 84 % busy, 1.7-way
+// conflicts). Output row h0 + i meets staged row h0 + u through tap r = i + R - 1 - u, so
+// walking u down walks each row's taps up: the one-row path's sums, in its order.
+template <int RS>
+__device__ __forceinline__ void backward_data_two_rows(const FusedArgs& a, const DxLayout& L,
+                                                       const float* ds, const float* ws, int n,
+                                                       int c0) {
+  const Conv2dShape& s = a.s;
+  constexpr int WS = kDxStrip, R = RS, S = RS;
+  const int strips = (s.W + WS - 1) / WS, pairs = (s.H + 1) / 2, plane = L.Ph * L.Qh;
+  for (int e = threadIdx.x; e < a.ct * pairs * strips; e += blockDim.x) {
+    const int cc = e / (pairs * strips), h0 = 2 * ((e / strips) % pairs), w0 = (e % strips) * WS;
+    const int c = c0 + cc;
+    if (c >= s.C) break;
+    const bool second = h0 + 1 < s.H;  // an odd plane's last pair has one row
+    float acc[2][WS];
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+#pragma unroll
+      for (int j = 0; j < WS; ++j) acc[i][j] = 0.f;
+    const float* d0 = ds + h0 * L.Qh + w0;
+    for (int k = 0; k < s.K; ++k) {
+      const float* wk = ws + (k * a.ct + cc) * R * S;
+      float wr[R * S];
+#pragma unroll
+      for (int v = 0; v < R * S; ++v) wr[v] = wk[v];
+      const float* dk = d0 + k * plane;
+#pragma unroll
+      for (int u = R; u >= 0; --u) {
+        if (u == R && !second) continue;  // row h0 + R: past the plane, and only row 2 reads it
+        float seg[WS + S - 1];
+#pragma unroll
+        for (int m = 0; m < WS + S - 1; ++m) seg[m] = dk[u * L.Qh + m];
+#pragma unroll
+        for (int i = 0; i < 2; ++i) {
+          const int r = i + R - 1 - u;
+          if (r < 0 || r >= R) continue;
+#pragma unroll
+          for (int t = 0; t < S; ++t)
+#pragma unroll
+            for (int j = 0; j < WS; ++j)
+              acc[i][j] = fmaf(wr[r * S + t], seg[j + S - 1 - t], acc[i][j]);
+        }
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      if (i == 1 && !second) break;
+      const size_t out = ((size_t(n) * s.C + c) * s.H + h0 + i) * s.W + w0;
+#pragma unroll
+      for (int j = 0; j < WS; ++j)
+        if (w0 + j < s.W) a.dx.store(out + j, acc[i][j]);
+    }
+  }
+}
+
 // One data-gradient block: image n, channels [c0, c0+ct). Each thread owns its dx outputs and
 // gathers over filters and taps from the halo-padded d(act_out): no scatter, no atomics.
 // Unit stride with a known filter size: a thread owns kDxStrip outputs along w and slides a
@@ -151,6 +210,10 @@ __device__ __forceinline__ void backward_data_block(const FusedArgs& a, int n, i
   __syncthreads();
   const int plane = L.Ph * L.Qh;
   if constexpr (kUnitStride && RS != 0) {  // the strip path
+    if (a.dx_rows == 2) {
+      backward_data_two_rows<RS>(a, L, ds, ws, n, c0);
+      return;
+    }
     constexpr int WS = kDxStrip;
     const int strips = (s.W + WS - 1) / WS;
     for (int e = threadIdx.x; e < a.ct * s.H * strips; e += blockDim.x) {

@@ -412,15 +412,14 @@ void launch_strip_wt(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, c
                      const float* w, const FwdOut& o, int blocks, int threads) {
   const size_t smem = size_t(ch.smem_floats) * sizeof(float);
   const bool coalesce = ctx.strip_store() && strip_can_coalesce(s, ch.kpt, WT, o);
-  // One filter a thread fits 64 registers (ptxas, sm_90: no spills but 36 bytes with 7 columns
-  // on several channels, hence 7 blocks there): the occupancy switch's build.
-  constexpr int occ = WT == 7 && !ONE ? 7 : 8;
-  if (ch.kpt == 1 && ctx.strip_occupancy())
-    launch(ctx, "conv2d_forward_kernel_strip", conv2d_forward_kernel_strip<1, WT, ONE, occ>,
+  // One filter on one channel a thread is compiled for 8 blocks a multiprocessor (64 registers
+  // where it took 96, no spills; its launch at batch 1024 is 2 waves of 5 blocks plus a sliver).
+  // Conv lab, H100, session 32, LeNet-5 at 1024 with the coalesced stores: conv1 20.6 -> 19.5
+  // us; conv2 (six channels, 80 -> 64 registers) went 24.3 -> 25.8, so the others keep theirs.
+  constexpr int min_blocks = ONE ? 8 : 1;
+  if (ch.kpt == 1)
+    launch(ctx, "conv2d_forward_kernel_strip", conv2d_forward_kernel_strip<1, WT, ONE, min_blocks>,
            blocks, threads, smem, s, x, w, o, coalesce);
-  else if (ch.kpt == 1)
-    launch(ctx, "conv2d_forward_kernel_strip", conv2d_forward_kernel_strip<1, WT, ONE>, blocks,
-           threads, smem, s, x, w, o, coalesce);
   else if (ch.kpt == 2)
     launch(ctx, "conv2d_forward_kernel_strip", conv2d_forward_kernel_strip<2, WT, ONE>, blocks,
            threads, smem, s, x, w, o, false);

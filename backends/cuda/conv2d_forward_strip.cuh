@@ -81,7 +81,7 @@ __device__ __forceinline__ void store_strip_warp(const FwdOut& o, const float (&
 // once for all of them (every channel), a warp's row loads falling on distinct banks. ONE: C is 1
 // (a grey image's first layer), the channel loop compiled away: 128 registers with 2 filters of
 // 7 columns where the loop takes 168. coalesce: strip_can_coalesce held and the context asked
-// for it (PCNN_STRIP_STORE=1). MINB: blocks a multiprocessor the registers must leave room for.
+// for it (unless PCNN_STRIP_STORE=0). MINB: blocks a multiprocessor its registers leave room for.
 template <int KPT, int WT, bool ONE, int MINB = 1>
 __global__ void __launch_bounds__(128, MINB)
     conv2d_forward_kernel_strip(Conv2dShape s, ActIn x, const float* w, FwdOut o, bool coalesce) {

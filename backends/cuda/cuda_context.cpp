@@ -73,9 +73,9 @@ CudaContext::CudaContext(int device) : device_(device) {
     const char* strip = std::getenv("PCNN_CONV_STRIP");
     if (strip && strip[0] >= '0' && strip[0] <= '2' && !strip[1]) strip_ = strip[0] - '0';
     const char* store = std::getenv("PCNN_STRIP_STORE");
-    strip_store_ = store && std::string(store) == "1";
-    const char* occ = std::getenv("PCNN_STRIP_OCC");
-    strip_occ_ = occ && std::string(occ) == "1";
+    strip_store_ = !(store && std::string(store) == "0");
+    const char* dx_rows = std::getenv("PCNN_DX_ROWS");
+    if (dx_rows && std::string(dx_rows) == "2") dx_rows_ = 2;
     const char* dw_threads = std::getenv("PCNN_CONV_DW_THREADS");
     if (dw_threads && (std::string(dw_threads) == "128" || std::string(dw_threads) == "256" ||
                        std::string(dw_threads) == "512"))

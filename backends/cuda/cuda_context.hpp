@@ -59,12 +59,12 @@ class CudaContext {
   // 2 wherever they fit (the test suite's backend_cuda_strip), 0 nowhere (to measure them).
   int strip_level() const { return strip_; }
   // Whether the strip forward hands its pooled outputs out a warp at a time where it can
-  // (conv2d_forward_strip.cuh strip_can_coalesce): PCNN_STRIP_STORE=1. Off until measured.
+  // (conv2d_forward_strip.cuh strip_can_coalesce): yes unless PCNN_STRIP_STORE=0 (a measuring
+  // aid; step lab, H100, session 32: LeNet-5 fp32 at 1024 321 -> 311 us a step with them).
   bool strip_store() const { return strip_store_; }
-  // Whether the one-filter strip forward is compiled to run 8 blocks a multiprocessor (64
-  // registers, conv2d_forward.cu launch_strip_wt) instead of as many as its registers allow:
-  // PCNN_STRIP_OCC=1. Off until measured.
-  bool strip_occupancy() const { return strip_occ_; }
+  // Output rows a thread of the convolution backward's data-gradient strip path computes
+  // (conv2d_backward_tiled_kernels.cuh): PCNN_DX_ROWS=2 for two, else one. Off until measured.
+  int dx_rows() const { return dx_rows_; }
   // The most threads of the convolution backward's weight-gradient blocks, for every layer whose
   // plan leaves it open (conv2d.cuh dw_threads): PCNN_CONV_DW_THREADS=128, 256 or 512, a
   // measuring aid; 0 (unset): by the shape (conv2d_backward.cu auto_dw_threads).
@@ -151,8 +151,8 @@ class CudaContext {
   int lanes_ = 2;  // PCNN_CONV_LANES: 0, 1 or 2
   bool vec_tiles_ = true;  // PCNN_GEMM_VEC unset or 1
   int strip_ = 1;          // PCNN_CONV_STRIP: 0, 1 or 2
-  bool strip_store_ = false;  // PCNN_STRIP_STORE=1
-  bool strip_occ_ = false;    // PCNN_STRIP_OCC=1
+  bool strip_store_ = true;   // PCNN_STRIP_STORE=0 turns it off
+  int dx_rows_ = 1;           // PCNN_DX_ROWS=2
   int conv_dw_threads_ = 0;  // PCNN_CONV_DW_THREADS
   int sum_loads_ = 32;       // PCNN_SUM_LOADS
   int dw_plan_ = kDwPlan;  // PCNN_CONV_DW_BLOCKS
