@@ -314,10 +314,23 @@ FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool 
   return f;
 }
 
+// The data-gradient strip path's output rows a thread (a unit-stride 3x3 or 5x5 layer; others
+// ignore it): two where the launch's two-row items still fill four blocks of 128 a
+// multiprocessor, else one, whose threads are twice as many. Kernel lab, H100, session 32:
+// LeNet-5's conv2 at batch 1024 118.5 -> 111.0 us with two (the step 309.8 -> 302.0); fast3x3's
+// conv2 at 128 65.9 -> 68.0, and the LeNet-5 step at 256 148.6 -> 158.3 (both under the line).
+int strip_dx_rows(const CudaContext& ctx, const Conv2dShape& s) {
+  if (ctx.dx_rows()) return ctx.dx_rows();
+  const long long items =
+      (long long)s.N * s.C * ((s.H + 1) / 2) * ((s.W + kDxStrip - 1) / kDxStrip);
+  return items >= 4LL * 128 * ctx.sm_count() ? 2 : 1;
+}
+
 void run_fused(CudaContext& ctx, const FusedPlan& f, const Conv2dShape& s, const DactSource& d,
                const ActIn& x, const float* w, const ActOut& dx, float* dw, float* db) {
   FusedArgs a{s, d, x, w, dx, dw, db, nullptr, nullptr, f.dw_blocks, f.chunks ? f.chunks : 1,
-              f.imgs, f.ktiles, f.ct, f.ctiles ? f.ctiles : 1, ctx.sum_loads(), ctx.dx_rows()};
+              f.imgs, f.ktiles, f.ct, f.ctiles ? f.ctiles : 1, ctx.sum_loads(),
+              strip_dx_rows(ctx, s)};
   if (f.split && f.lanes_dw_groups) {  // both gradients one image a lane
     a.partial = ctx.scratch(lanes_dw_partial(s, f.lanes_dw_chunks));
     launch_dw_lanes(ctx, f, a);
@@ -504,7 +517,7 @@ void run_mma(CudaContext& ctx, const MmaBackward& m, const Conv2dShape& s, const
   } else if (dx) {
     const FusedPlan& f = m.dx;
     const FusedArgs a{s, d, x, w, dx, nullptr, nullptr, nullptr, nullptr, 0, 1, 1, 0, f.ct,
-                      f.ctiles, ctx.sum_loads(), ctx.dx_rows()};
+                      f.ctiles, ctx.sum_loads(), strip_dx_rows(ctx, s)};
     launch_dx(ctx, f, a);
   }
 }

@@ -142,7 +142,7 @@ struct FusedArgs {
   int dw_blocks, chunks, imgs_per_chunk, ktiles;
   int ct, ctiles;
   int sum_loads;  // loads in flight in the sums over chunks (CudaContext::sum_loads)
-  int dx_rows;    // the data-gradient strip path's output rows a thread (CudaContext::dx_rows)
+  int dx_rows;    // the data-gradient strip path's output rows a thread (strip_dx_rows)
 };
 
 struct FusedPlan {

@@ -75,7 +75,8 @@ CudaContext::CudaContext(int device) : device_(device) {
     const char* store = std::getenv("PCNN_STRIP_STORE");
     strip_store_ = !(store && std::string(store) == "0");
     const char* dx_rows = std::getenv("PCNN_DX_ROWS");
-    if (dx_rows && std::string(dx_rows) == "2") dx_rows_ = 2;
+    if (dx_rows && (std::string(dx_rows) == "1" || std::string(dx_rows) == "2"))
+      dx_rows_ = dx_rows[0] - '0';
     const char* dw_threads = std::getenv("PCNN_CONV_DW_THREADS");
     if (dw_threads && (std::string(dw_threads) == "128" || std::string(dw_threads) == "256" ||
                        std::string(dw_threads) == "512"))

@@ -63,7 +63,8 @@ class CudaContext {
   // aid; step lab, H100, session 32: LeNet-5 fp32 at 1024 321 -> 311 us a step with them).
   bool strip_store() const { return strip_store_; }
   // Output rows a thread of the convolution backward's data-gradient strip path computes
-  // (conv2d_backward_tiled_kernels.cuh): PCNN_DX_ROWS=2 for two, else one. Off until measured.
+  // (conv2d_backward_tiled_kernels.cuh): PCNN_DX_ROWS=1 or 2 for every layer, a measuring aid;
+  // 0 (unset): by the launch's size (conv2d_backward.cu strip_dx_rows).
   int dx_rows() const { return dx_rows_; }
   // The most threads of the convolution backward's weight-gradient blocks, for every layer whose
   // plan leaves it open (conv2d.cuh dw_threads): PCNN_CONV_DW_THREADS=128, 256 or 512, a
@@ -152,7 +153,7 @@ class CudaContext {
   bool vec_tiles_ = true;  // PCNN_GEMM_VEC unset or 1
   int strip_ = 1;          // PCNN_CONV_STRIP: 0, 1 or 2
   bool strip_store_ = true;   // PCNN_STRIP_STORE=0 turns it off
-  int dx_rows_ = 1;           // PCNN_DX_ROWS=2
+  int dx_rows_ = 0;           // PCNN_DX_ROWS: 1, 2, or 0 (unset)
   int conv_dw_threads_ = 0;  // PCNN_CONV_DW_THREADS
   int sum_loads_ = 32;       // PCNN_SUM_LOADS
   int dw_plan_ = kDwPlan;  // PCNN_CONV_DW_BLOCKS
