@@ -316,14 +316,15 @@ FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool 
 
 // The data-gradient strip path's output rows a thread (a unit-stride 3x3 or 5x5 layer; others
 // ignore it): two where the launch's two-row items still fill four blocks of 128 a
-// multiprocessor, else one, whose threads are twice as many. Kernel lab, H100, session 32:
+// multiprocessor (strip_fills, the strip forward's line), else one, whose threads are twice as
+// many. Kernel lab, H100, session 32:
 // LeNet-5's conv2 at batch 1024 118.5 -> 111.0 us with two (the step 309.8 -> 302.0); fast3x3's
 // conv2 at 128 65.9 -> 68.0, and the LeNet-5 step at 256 148.6 -> 158.3 (both under the line).
 int strip_dx_rows(const CudaContext& ctx, const Conv2dShape& s) {
   if (ctx.dx_rows()) return ctx.dx_rows();
   const long long items =
       (long long)s.N * s.C * ((s.H + 1) / 2) * ((s.W + kDxStrip - 1) / kDxStrip);
-  return items >= 4LL * 128 * ctx.sm_count() ? 2 : 1;
+  return strip_fills(ctx, items) ? 2 : 1;
 }
 
 void run_fused(CudaContext& ctx, const FusedPlan& f, const Conv2dShape& s, const DactSource& d,
