@@ -1068,12 +1068,22 @@ void add_gather(std::vector<OpCase>& t, int B) {
   g.layout = {11, 6, 5};
   g.steps = 1; g.first = 190;
   t.push_back(gather_case(Op::gather_batch, "rgb tail", g, false));
+  // The same images as they are (no border): the cuda gather's word path, its channel changing
+  // between words; then 5x5 planes, whose words would straddle rows of two channels.
+  g.layout = {16, 5, 4};
+  g.steps = 15; g.first = 0;
+  t.push_back(gather_case(Op::gather_train_batch, "rgb unpadded two epochs", g, false));
+  g.height = 5; g.width = 5; g.layout = {16, 5, 5};
+  t.push_back(gather_case(Op::gather_train_batch, "rgb odd planes", g, false));
   GatherArgs c;
   c.channels = 3; c.count = 500; c.height = 32; c.width = 32; c.mean = 0.47f; c.inv_std = 4.f;
   c.steps_per_epoch = c.count / B; c.seed = 5;
   c.layout = {B, 33, 34};
   t.push_back(gather_case(Op::gather_train_batch, "cifar", c, true));
   t.push_back(gather_case(Op::gather_batch, "cifar", c, true));
+  c.layout = {B, 32, 32};
+  t.push_back(gather_case(Op::gather_train_batch, "cifar unpadded", c, false));
+  t.push_back(gather_case(Op::gather_batch, "cifar unpadded", c, false));
 }
 
 // ---- data augmentation -------------------------------------------------------------------------

@@ -194,6 +194,33 @@ int exact_tile_below(const Conv2dShape& s, int kt) {
 // beside fast3x3's 8 and 16 made `--recipe fast`'s first two steps 0.08 s against 0.04).
 bool same_module(int a, int b) { return a / 4 == b / 4 || (a >= 8 && b >= 8); }
 
+// The data-gradient strip path's output rows a thread (a unit-stride 3x3 or 5x5 layer; others
+// ignore it): two where the launch's two-row items still fill four blocks of 128 a
+// multiprocessor (strip_fills, the strip forward's line), else one, whose threads are twice as
+// many. Kernel lab, H100, session 32:
+// LeNet-5's conv2 at batch 1024 118.5 -> 111.0 us with two (the step 309.8 -> 302.0); fast3x3's
+// conv2 at 128 65.9 -> 68.0, and the LeNet-5 step at 256 148.6 -> 158.3 (both under the line).
+int strip_dx_rows(const CudaContext& ctx, const Conv2dShape& s) {
+  if (ctx.dx_rows()) return ctx.dx_rows();
+  const long long items =
+      (long long)s.N * s.C * ((s.H + 1) / 2) * ((s.W + kDxStrip - 1) / kDxStrip);
+  return strip_fills(ctx, items) ? 2 : 1;
+}
+
+// Images a data-gradient block takes: one, or on the two-row strip path as many as its threads
+// have items for (LeNet-5's conv2: 84 items an image, 256 threads: 3), within `smem_limit`, up to
+// what PCNN_DX_IMAGES asks (a trial: unset, one). Why: ncu of the split data-gradient kernel,
+// LeNet-5's conv2 at 1024 (H100, session 32): issue-bound with 84 of 256 threads busy.
+int dx_images(const CudaContext& ctx, const Conv2dShape& s, int ct, bool strip, int threads,
+              int smem_limit) {
+  const int asked = ctx.dx_images();
+  if (asked <= 1 || !strip || strip_dx_rows(ctx, s) != 2) return 1;
+  const int items = ct * ((s.H + 1) / 2) * ceil_div(s.W, kDxStrip);
+  int imgs = std::min(std::min(asked, threads / items), s.N);
+  while (imgs > 1 && DxLayout(s, ct, strip, imgs).total > smem_limit) --imgs;
+  return imgs < 1 ? 1 : imgs;
+}
+
 FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool want_dx,
                      const ConvBackwardPlan& plan) {
   FusedPlan f;
@@ -283,13 +310,15 @@ FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool 
     // of an image's d(act_out), so a narrow tile stages it again for fewer channels.
     f.ct = tile_within(smem_limit);
     f.ctiles = ceil_div(s.C, f.ct);
-    f.dx_blocks = s.N * f.ctiles;
-    const int dx_floats = DxLayout(s, f.ct, strip).total;
+    const int dx_threads = f.split ? (plan.dx_threads ? plan.dx_threads : kDxThreads) : f.threads;
+    f.dx_imgs = dx_images(ctx, s, f.ct, strip, dx_threads, smem_limit);
+    f.dx_blocks = ceil_div(s.N, f.dx_imgs) * f.ctiles;
+    const int dx_floats = DxLayout(s, f.ct, strip, f.dx_imgs).total;
     if (f.split) {
       // The whole block even where it has fewer strips than threads: every thread also stages
       // d(act_out) into shared memory, the longer part on small images (kernel lab, H200:
       // LeNet-5's conv2 at batch 64 26.5 us with 256 threads against 39.8 with 64).
-      f.dx_threads = plan.dx_threads ? plan.dx_threads : kDxThreads;
+      f.dx_threads = dx_threads;
       if (f.dx_threads < 32 || f.dx_threads > kDxThreads || f.dx_threads % 32) return f;
       f.dx_smem_floats = dx_floats;
       // One image a lane where it is compiled for the shape: asked for (a plan that cannot
@@ -314,24 +343,11 @@ FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool 
   return f;
 }
 
-// The data-gradient strip path's output rows a thread (a unit-stride 3x3 or 5x5 layer; others
-// ignore it): two where the launch's two-row items still fill four blocks of 128 a
-// multiprocessor (strip_fills, the strip forward's line), else one, whose threads are twice as
-// many. Kernel lab, H100, session 32:
-// LeNet-5's conv2 at batch 1024 118.5 -> 111.0 us with two (the step 309.8 -> 302.0); fast3x3's
-// conv2 at 128 65.9 -> 68.0, and the LeNet-5 step at 256 148.6 -> 158.3 (both under the line).
-int strip_dx_rows(const CudaContext& ctx, const Conv2dShape& s) {
-  if (ctx.dx_rows()) return ctx.dx_rows();
-  const long long items =
-      (long long)s.N * s.C * ((s.H + 1) / 2) * ((s.W + kDxStrip - 1) / kDxStrip);
-  return strip_fills(ctx, items) ? 2 : 1;
-}
-
 void run_fused(CudaContext& ctx, const FusedPlan& f, const Conv2dShape& s, const DactSource& d,
                const ActIn& x, const float* w, const ActOut& dx, float* dw, float* db) {
   FusedArgs a{s, d, x, w, dx, dw, db, nullptr, nullptr, f.dw_blocks, f.chunks ? f.chunks : 1,
               f.imgs, f.ktiles, f.ct, f.ctiles ? f.ctiles : 1, ctx.sum_loads(),
-              strip_dx_rows(ctx, s)};
+              strip_dx_rows(ctx, s), f.dx_imgs};
   if (f.split && f.lanes_dw_groups) {  // both gradients one image a lane
     a.partial = ctx.scratch(lanes_dw_partial(s, f.lanes_dw_chunks));
     launch_dw_lanes(ctx, f, a);
@@ -518,7 +534,7 @@ void run_mma(CudaContext& ctx, const MmaBackward& m, const Conv2dShape& s, const
   } else if (dx) {
     const FusedPlan& f = m.dx;
     const FusedArgs a{s, d, x, w, dx, nullptr, nullptr, nullptr, nullptr, 0, 1, 1, 0, f.ct,
-                      f.ctiles, ctx.sum_loads(), strip_dx_rows(ctx, s)};
+                      f.ctiles, ctx.sum_loads(), strip_dx_rows(ctx, s), f.dx_imgs};
     launch_dx(ctx, f, a);
   }
 }

@@ -75,16 +75,18 @@ struct DwLayout {
 // through a zero halo of (R-1-pad, S-1-pad), the outputs a dx row reaches beyond the plane, plus a
 // few columns of slack, so it needs no bounds checks; the general path checks bounds itself and
 // stages d(act_out) without a halo (stride 2 layers would otherwise waste most of the space).
+// A block of the two-row strip path may take several images (FusedArgs::dx_imgs): their
+// d(act_out) one after another (d_floats each), then the filters they share.
 struct DxLayout {
   int hr, hs, Ph, Qh, d_floats, w_floats, total;
-  __host__ __device__ DxLayout(const Conv2dShape& s, int ct, bool strip) {
+  __host__ __device__ DxLayout(const Conv2dShape& s, int ct, bool strip, int imgs = 1) {
     hr = strip ? s.R - 1 - s.pad : 0;
     hs = strip ? s.S - 1 - s.pad : 0;
     Ph = s.P() + 2 * hr;
     Qh = s.Q() + 2 * hs + (strip ? kDxStrip : 0);  // slack: a strip's last segment stays in its row
     d_floats = s.K * Ph * Qh;
     w_floats = s.K * ct * s.R * s.S;
-    total = d_floats + w_floats;
+    total = imgs * d_floats + w_floats;
   }
 };
 
@@ -143,6 +145,7 @@ struct FusedArgs {
   int ct, ctiles;
   int sum_loads;  // loads in flight in the sums over chunks (CudaContext::sum_loads)
   int dx_rows;    // the data-gradient strip path's output rows a thread (strip_dx_rows)
+  int dx_imgs;    // images a data-gradient block (FusedPlan::dx_imgs)
 };
 
 struct FusedPlan {
@@ -150,6 +153,7 @@ struct FusedPlan {
   bool split = false;  // dw and dx blocks in two launches
   int kt = 1, ktiles = 0, chunks = 0, imgs = 0, dw_blocks = 0, threads = 256;
   int ct = 1, ctiles = 0, dx_blocks = 0, smem_floats = 0;
+  int dx_imgs = 1;  // images a data-gradient block (more than one on the two-row strip path)
   int dx_threads = 0, dx_smem_floats = 0;  // the split data-gradient launch
   int rs = 1;  // the filter size the kernels are compiled for (row_taps), or 1: any size
   // Split's data gradient one image a lane (conv2d_backward_lanes.cu) where lanes_warps > 0:

@@ -125,24 +125,29 @@ __device__ __forceinline__ void backward_weights_block(const FusedArgs& a, int c
 // conv2 at batch 1024: the one-row blocks bound by shared loads, L1 84 % busy, 1.7-way
 // conflicts). Output row h0 + i meets staged row h0 + u through tap r = i + R - 1 - u, so
 // walking u down walks each row's taps up: the one-row path's sums, in its order.
+// A block may hold several images (imgs from n on, DxLayout): an item is then (image, channel,
+// row pair, strip), so that LeNet-5's conv2 (84 items an image) keeps most of 256 threads busy.
 template <int RS>
 __device__ __forceinline__ void backward_data_two_rows(const FusedArgs& a, const DxLayout& L,
                                                        const float* ds, const float* ws, int n,
-                                                       int c0) {
+                                                       int imgs, int c0) {
   const Conv2dShape& s = a.s;
   constexpr int WS = kDxStrip, R = RS, S = RS;
   const int strips = (s.W + WS - 1) / WS, pairs = (s.H + 1) / 2, plane = L.Ph * L.Qh;
-  for (int e = threadIdx.x; e < a.ct * pairs * strips; e += blockDim.x) {
-    const int cc = e / (pairs * strips), h0 = 2 * ((e / strips) % pairs), w0 = (e % strips) * WS;
+  const int per_img = a.ct * pairs * strips;
+  for (int e = threadIdx.x; e < imgs * per_img; e += blockDim.x) {
+    const int img = e / per_img, ei = e % per_img;
+    const int cc = ei / (pairs * strips), h0 = 2 * ((ei / strips) % pairs);
+    const int w0 = (ei % strips) * WS;
     const int c = c0 + cc;
-    if (c >= s.C) break;
+    if (c >= s.C) continue;
     const bool second = h0 + 1 < s.H;  // an odd plane's last pair has one row
     float acc[2][WS];
 #pragma unroll
     for (int i = 0; i < 2; ++i)
 #pragma unroll
       for (int j = 0; j < WS; ++j) acc[i][j] = 0.f;
-    const float* d0 = ds + h0 * L.Qh + w0;
+    const float* d0 = ds + img * L.d_floats + h0 * L.Qh + w0;
     for (int k = 0; k < s.K; ++k) {
       const float* wk = ws + (k * a.ct + cc) * R * S;
       float wr[R * S];
@@ -170,7 +175,7 @@ __device__ __forceinline__ void backward_data_two_rows(const FusedArgs& a, const
 #pragma unroll
     for (int i = 0; i < 2; ++i) {
       if (i == 1 && !second) break;
-      const size_t out = ((size_t(n) * s.C + c) * s.H + h0 + i) * s.W + w0;
+      const size_t out = ((size_t(n + img) * s.C + c) * s.H + h0 + i) * s.W + w0;
 #pragma unroll
       for (int j = 0; j < WS; ++j)
         if (w0 + j < s.W) a.dx.store(out + j, acc[i][j]);
@@ -178,7 +183,8 @@ __device__ __forceinline__ void backward_data_two_rows(const FusedArgs& a, const
   }
 }
 
-// One data-gradient block: image n, channels [c0, c0+ct). Each thread owns its dx outputs and
+// One data-gradient block: images [n, n + a.dx_imgs) (more than one only on the two-row strip
+// path), channels [c0, c0+ct). Each thread owns its dx outputs and
 // gathers over filters and taps from the halo-padded d(act_out): no scatter, no atomics.
 // Unit stride with a known filter size: a thread owns kDxStrip outputs along w and slides a
 // register row segment, (kDxStrip + S - 1) + S shared loads for kDxStrip*S multiply-adds
@@ -189,15 +195,18 @@ __device__ __forceinline__ void backward_data_block(const FusedArgs& a, int n, i
                                                     float* smem) {
   const Conv2dShape& s = a.s;
   const int R = RS ? RS : s.R, S = RS ? RS : s.S;
+  const int imgs = min(a.dx_imgs, s.N - n);
   const DxLayout L(s, a.ct, kUnitStride && RS != 0);
   const int P = s.P(), Q = s.Q();
   float* ds = smem;
-  float* ws = smem + L.d_floats;
-  for (BoxWalk e(L.Ph, L.Qh); e.plane < s.K; e.next()) {  // zero the halo and slack
+  float* ws = smem + imgs * L.d_floats;
+  for (BoxWalk e(L.Ph, L.Qh); e.plane < s.K * imgs; e.next()) {  // zero the halo and slack
     const int qh = e.col, ph = e.row;
     if (ph < L.hr || ph >= P + L.hr || qh < L.hs || qh >= Q + L.hs) ds[e.index] = 0.f;
   }
-  stage_dact(s, a.d, n, 0, s.K, ds + L.hr * L.Qh + L.hs, L.Ph * L.Qh, L.Qh);
+  for (int i = 0; i < imgs; ++i)
+    stage_dact(s, a.d, n + i, 0, s.K, ds + i * L.d_floats + L.hr * L.Qh + L.hs, L.Ph * L.Qh,
+               L.Qh);
   const int rs = R * S;
   for (BoxWalk e(a.ct, rs); e.plane < s.K; e.next()) {  // (k, channel of the tile, tap)
     const int c = c0 + e.row;
@@ -211,7 +220,7 @@ __device__ __forceinline__ void backward_data_block(const FusedArgs& a, int n, i
   const int plane = L.Ph * L.Qh;
   if constexpr (kUnitStride && RS != 0) {  // the strip path
     if (a.dx_rows == 2) {
-      backward_data_two_rows<RS>(a, L, ds, ws, n, c0);
+      backward_data_two_rows<RS>(a, L, ds, ws, n, imgs, c0);
       return;
     }
     constexpr int WS = kDxStrip;
@@ -299,7 +308,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1) conv2d_backward_kernel_fused(F
                                                          blockIdx.x / a.chunks, smem);
   } else {
     const int b = blockIdx.x - a.dw_blocks;
-    backward_data_block<kUnitStride, RS>(a, b / a.ctiles, (b % a.ctiles) * a.ct, smem);
+    backward_data_block<kUnitStride, RS>(a, b / a.ctiles * a.dx_imgs, (b % a.ctiles) * a.ct,
+                                         smem);
   }
 }
 
@@ -308,8 +318,8 @@ template <bool kUnitStride, int RS>
 __global__ void __launch_bounds__(kDxThreads, kDxMinBlocks) conv2d_backward_kernel_dx(FusedArgs a) {
   wait_for_previous_kernel();
   extern __shared__ float smem[];
-  backward_data_block<kUnitStride, RS>(a, blockIdx.x / a.ctiles, (blockIdx.x % a.ctiles) * a.ct,
-                                       smem);
+  backward_data_block<kUnitStride, RS>(a, blockIdx.x / a.ctiles * a.dx_imgs,
+                                       (blockIdx.x % a.ctiles) * a.ct, smem);
 }
 
 // Lets `kernel` use more than the default shared memory, once per device (a function attribute

@@ -69,7 +69,7 @@ CudaContext::CudaContext(int device) : device_(device) {
     if (lanes && (lanes[0] == '0' || lanes[0] == '1' || lanes[0] == '2') && !lanes[1])
       lanes_ = lanes[0] - '0';
     const char* vec = std::getenv("PCNN_GEMM_VEC");
-    vec_tiles_ = !(vec && std::string(vec) == "0");
+    if (vec && vec[0] >= '0' && vec[0] <= '2' && !vec[1]) vec_tiles_ = vec[0] - '0';
     const char* strip = std::getenv("PCNN_CONV_STRIP");
     if (strip && strip[0] >= '0' && strip[0] <= '2' && !strip[1]) strip_ = strip[0] - '0';
     const char* store = std::getenv("PCNN_STRIP_STORE");
@@ -77,6 +77,9 @@ CudaContext::CudaContext(int device) : device_(device) {
     const char* dx_rows = std::getenv("PCNN_DX_ROWS");
     if (dx_rows && (std::string(dx_rows) == "1" || std::string(dx_rows) == "2"))
       dx_rows_ = dx_rows[0] - '0';
+    const char* dx_images = std::getenv("PCNN_DX_IMAGES");
+    if (dx_images && dx_images[0] >= '2' && dx_images[0] <= '8' && !dx_images[1])
+      dx_images_ = dx_images[0] - '0';
     const char* dw_threads = std::getenv("PCNN_CONV_DW_THREADS");
     if (dw_threads && (std::string(dw_threads) == "128" || std::string(dw_threads) == "256" ||
                        std::string(dw_threads) == "512"))

@@ -106,6 +106,23 @@ bool vec_tiles_pay(const CudaContext& ctx, const P0& p0, const P1* p1) {
          blocks(p0) + (p1 ? blocks(*p1) : 0) >= 4 * ctx.sm_count();
 }
 
+// Whether Auto takes the 32 x 32 vector tile (PCNN_GEMM_VEC=2 only, until timed in a step): where
+// every K fills two of its K steps and its blocks, splits counted, give every multiprocessor two.
+// Prediction (session 33): the scalar 32 x 32 tile issues one shared-memory load a multiply-add
+// (LeNet-5's 400 -> 120 at 1024: 12.7 us forward, 25.2 backward in the gemm lab, H100), this one
+// one per eight, so those two layers at about twice the speed.
+template <class P0, class P1>
+bool vec32_tiles_pay(const CudaContext& ctx, const P0& p0, const P1* p1) {
+  if (!ctx.vec32_tiles_allowed()) return false;
+  const auto fits = [](const auto& q) { return q.K >= 2 * TileVec32::BK; };
+  const auto blocks = [](const auto& q) {
+    const TileGrid g = grid_of<TileVec32>(q, kVecSplitFrom);
+    return g.tiles * g.splits;
+  };
+  return fits(p0) && (!p1 || fits(*p1)) &&
+         blocks(p0) + (p1 ? blocks(*p1) : 0) >= 2 * ctx.sm_count();
+}
+
 template <class P0, class P1>
 GemmVariant pick(CudaContext& ctx, GemmVariant v, const P0& p0, const P1* p1) {
   if (v != GemmVariant::Auto) return v;
@@ -118,6 +135,7 @@ GemmVariant pick(CudaContext& ctx, GemmVariant v, const P0& p0, const P1* p1) {
   // H100, session 25: 1024^3 101.2 us against 108.5); it takes none of the models' layers.
   if (all_k_from(kLargeMinK) && total(TileLarge{}) >= ctx.sm_count()) return GemmVariant::Large;
   if (vec_tiles_pay(ctx, p0, p1)) return GemmVariant::Vec64SplitK;
+  if (vec32_tiles_pay(ctx, p0, p1)) return GemmVariant::Vec32SplitK;
   if (all_k_from(kMediumMinK) && 3 * total(TileMedium{}) >= 2 * ctx.sm_count())
     return GemmVariant::MediumSplitK;
   return GemmVariant::SmallSplitK;
@@ -134,6 +152,7 @@ void run(CudaContext& ctx, GemmVariant v, const P0& p0, const P1* p1) {
     case GemmVariant::SmallDeep: launch_tiled<TileSmallDeep>(ctx, p0, p1, 0); break;
     case GemmVariant::SmallSplitK: launch_tiled<TileSmall>(ctx, p0, p1, 256); break;
     case GemmVariant::Vec64SplitK: launch_tiled<TileVec64>(ctx, p0, p1, kVecSplitFrom); break;
+    case GemmVariant::Vec32SplitK: launch_tiled<TileVec32>(ctx, p0, p1, kVecSplitFrom); break;
     default: launch_tiled<TileSmall>(ctx, p0, p1, 0); break;
   }
 }

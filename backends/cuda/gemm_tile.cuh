@@ -44,6 +44,10 @@ using TileSmallDeep = TileConfig<16, 16, 64, 1, 1>;  // same, half the K steps (
 // every model's dense layer in the gemm lab, H100, session 25: Simard's 1250 -> 100 backward
 // 54.8 us against 40.9.)
 using TileVec64 = TileConfig<64, 64, 16, 4, 4, true>;
+// The same 4 x 4 vector blocks a thread on a 32 x 32 tile of 64 threads: the scalar 32 x 32
+// tile's grid (its blocks, its splits) at one shared-memory wavefront per 8 multiply-add
+// instructions instead of one per one (TileMedium is bound by those reads: 4 loads for 4 FMA).
+using TileVec32 = TileConfig<32, 32, 16, 4, 4, true>;
 
 // Accumulates one BM x BN tile of C(M,N) = sum_k a(i,k) b(k,j) over k in [k_begin, k_end)
 // into acc (this thread's TM x TN part). Prob provides M, N, K, a(i,k), b(k,j), store(i,j,v) and

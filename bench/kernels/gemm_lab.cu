@@ -20,6 +20,7 @@ const std::pair<const char*, cuda::GemmVariant> kVariants[] = {
     {"tile32 (medium)", cuda::GemmVariant::Medium},
     {"tile32 split-K", cuda::GemmVariant::MediumSplitK}, {"tile64 (large)", cuda::GemmVariant::Large},
     {"vec64 split-K", cuda::GemmVariant::Vec64SplitK},
+    {"vec32 split-K", cuda::GemmVariant::Vec32SplitK},
     {"auto", cuda::GemmVariant::Auto}};
 
 // Every variant of one gemm case: checked against serial, then timed with beta = 0 so repeated
