@@ -207,14 +207,17 @@ int strip_dx_rows(const CudaContext& ctx, const Conv2dShape& s) {
   return strip_fills(ctx, items) ? 2 : 1;
 }
 
-// Images a data-gradient block takes: one, or on the two-row strip path as many as its threads
-// have items for (LeNet-5's conv2: 84 items an image, 256 threads: 3), within `smem_limit`, up to
-// what PCNN_DX_IMAGES asks (a trial: unset, one). Why: ncu of the split data-gradient kernel,
-// LeNet-5's conv2 at 1024 (H100, session 32): issue-bound with 84 of 256 threads busy.
-int dx_images(const CudaContext& ctx, const Conv2dShape& s, int ct, bool strip, int threads,
-              int smem_limit) {
+// Images a data-gradient block of the one-launch kernel takes: one, or on the two-row strip path
+// as many as its threads have items for (LeNet-5's conv2: 84 items an image, 256 threads: 3),
+// within `smem_limit` and PCNN_DX_IMAGES (CudaContext::dx_images). Why: ncu of the split data-
+// gradient kernel, LeNet-5's conv2 at 1024 (H100, session 32): issue-bound, 84 of 256 threads
+// busy. Kernel lab (H100, session 33), that layer at 1024: Tiled 113.5 us -> 104.5 with two
+// images a block, 101.1 with three (the step 291 -> 276 us); Split's kernel 136.2 -> 142.3 with
+// three (it keeps four blocks a multiprocessor only with one image), so Split keeps one.
+int dx_images(const CudaContext& ctx, const Conv2dShape& s, int ct, bool strip, bool split,
+              int threads, int smem_limit) {
   const int asked = ctx.dx_images();
-  if (asked <= 1 || !strip || strip_dx_rows(ctx, s) != 2) return 1;
+  if (asked <= 1 || split || !strip || strip_dx_rows(ctx, s) != 2) return 1;
   const int items = ct * ((s.H + 1) / 2) * ceil_div(s.W, kDxStrip);
   int imgs = std::min(std::min(asked, threads / items), s.N);
   while (imgs > 1 && DxLayout(s, ct, strip, imgs).total > smem_limit) --imgs;
@@ -311,7 +314,7 @@ FusedPlan plan_fused(CudaContext& ctx, const Conv2dShape& s, bool want_dw, bool 
     f.ct = tile_within(smem_limit);
     f.ctiles = ceil_div(s.C, f.ct);
     const int dx_threads = f.split ? (plan.dx_threads ? plan.dx_threads : kDxThreads) : f.threads;
-    f.dx_imgs = dx_images(ctx, s, f.ct, strip, dx_threads, smem_limit);
+    f.dx_imgs = dx_images(ctx, s, f.ct, strip, f.split, dx_threads, smem_limit);
     f.dx_blocks = ceil_div(s.N, f.dx_imgs) * f.ctiles;
     const int dx_floats = DxLayout(s, f.ct, strip, f.dx_imgs).total;
     if (f.split) {

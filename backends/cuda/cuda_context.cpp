@@ -78,7 +78,7 @@ CudaContext::CudaContext(int device) : device_(device) {
     if (dx_rows && (std::string(dx_rows) == "1" || std::string(dx_rows) == "2"))
       dx_rows_ = dx_rows[0] - '0';
     const char* dx_images = std::getenv("PCNN_DX_IMAGES");
-    if (dx_images && dx_images[0] >= '2' && dx_images[0] <= '8' && !dx_images[1])
+    if (dx_images && dx_images[0] >= '1' && dx_images[0] <= '8' && !dx_images[1])
       dx_images_ = dx_images[0] - '0';
     const char* dw_threads = std::getenv("PCNN_CONV_DW_THREADS");
     if (dw_threads && (std::string(dw_threads) == "128" || std::string(dw_threads) == "256" ||

@@ -50,9 +50,8 @@ class CudaContext {
   // data gradient alone (measuring aids), unset or 2 both.
   bool lanes_allowed() const { return lanes_ >= 1; }
   bool lanes_dw() const { return lanes_ == 2; }
-  // Which of the dense layers' vector tiles (gemm_tile.cuh) Auto may pick: PCNN_GEMM_VEC=0 none
-  // (the scalar tiles, to measure what they give), unset or 1 TileVec64, 2 TileVec32 as well
-  // (a trial until the step lab has timed it).
+  // Which of the dense layers' vector tiles (gemm_tile.cuh) Auto may pick, measuring aids:
+  // PCNN_GEMM_VEC=0 none (the scalar tiles), 1 TileVec64 alone, unset or 2 TileVec32 as well.
   bool vec_tiles_allowed() const { return vec_tiles_ >= 1; }
   bool vec32_tiles_allowed() const { return vec_tiles_ >= 2; }
   // Where Auto may pick the strip kernels (conv2d_strip.cuh: the forward of 5x5 pooled layers,
@@ -68,8 +67,8 @@ class CudaContext {
   // (conv2d_backward_tiled_kernels.cuh): PCNN_DX_ROWS=1 or 2 for every layer, a measuring aid;
   // 0 (unset): by the launch's size (conv2d_backward.cu strip_dx_rows).
   int dx_rows() const { return dx_rows_; }
-  // Images a block of that two-row path may take, at most: PCNN_DX_IMAGES=2..8, a trial;
-  // 0 (unset): one (conv2d_backward.cu dx_images).
+  // Images a block of that two-row path may take, at most (conv2d_backward.cu dx_images):
+  // PCNN_DX_IMAGES=1..8, a measuring aid; unset, as many as the block has threads for.
   int dx_images() const { return dx_images_; }
   // The most threads of the convolution backward's weight-gradient blocks, for every layer whose
   // plan leaves it open (conv2d.cuh dw_threads): PCNN_CONV_DW_THREADS=128, 256 or 512, a
@@ -155,10 +154,10 @@ class CudaContext {
   int forced_conv_split_ = -1;
   int mma_ = -1;  // PCNN_MMA: 0, 1, or -1 unset
   int lanes_ = 2;  // PCNN_CONV_LANES: 0, 1 or 2
-  int vec_tiles_ = 1;  // PCNN_GEMM_VEC: 0, 1 (unset) or 2
+  int vec_tiles_ = 2;  // PCNN_GEMM_VEC: 0, 1 or 2 (unset)
   int strip_ = 1;          // PCNN_CONV_STRIP: 0, 1 or 2
   bool strip_store_ = true;   // PCNN_STRIP_STORE=0 turns it off
-  int dx_images_ = 0;         // PCNN_DX_IMAGES: 2..8, or 0 (unset)
+  int dx_images_ = 8;         // PCNN_DX_IMAGES: 1..8 (unset: 8)
   int dx_rows_ = 0;           // PCNN_DX_ROWS: 1, 2, or 0 (unset)
   int conv_dw_threads_ = 0;  // PCNN_CONV_DW_THREADS
   int sum_loads_ = 32;       // PCNN_SUM_LOADS

@@ -22,8 +22,8 @@ namespace pcnn::cuda {
 // takes it where Large does not fit and its blocks, splits counted, give every multiprocessor
 // four, every K at least 64 (gemm_run.cuh vec_tiles_pay; PCNN_GEMM_VEC=0: never), in 16 bits
 // before the tensor-core tiles. Vec32SplitK: the same vector blocks on 32 x 32 tiles of 64
-// threads, K >= 256 split; Auto takes it (PCNN_GEMM_VEC=2, a trial) where Vec64 does not pay
-// and its blocks give every multiprocessor two (gemm_run.cuh vec32_tiles_pay).
+// threads, K >= 256 split; Auto takes it for fp32 problems where Vec64 does not pay and its
+// blocks give every multiprocessor two (gemm_run.cuh vec32_tiles_pay; PCNN_GEMM_VEC=1: never).
 enum class GemmVariant {
   Auto, Naive, Small, SmallDeep, SmallSplitK, Medium, MediumSplitK, Large, Mma, MmaLarge,
   Vec64SplitK, Vec32SplitK

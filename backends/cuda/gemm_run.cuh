@@ -106,14 +106,17 @@ bool vec_tiles_pay(const CudaContext& ctx, const P0& p0, const P1* p1) {
          blocks(p0) + (p1 ? blocks(*p1) : 0) >= 4 * ctx.sm_count();
 }
 
-// Whether Auto takes the 32 x 32 vector tile (PCNN_GEMM_VEC=2 only, until timed in a step): where
-// every K fills two of its K steps and its blocks, splits counted, give every multiprocessor two.
-// Prediction (session 33): the scalar 32 x 32 tile issues one shared-memory load a multiply-add
-// (LeNet-5's 400 -> 120 at 1024: 12.7 us forward, 25.2 backward in the gemm lab, H100), this one
-// one per eight, so those two layers at about twice the speed.
+// Whether Auto takes the 32 x 32 vector tile: for fp32 problems (`vec32`: the 16-bit ones lost
+// with it), where every K fills two of its K steps and its blocks, splits counted, give every
+// multiprocessor two. Predicted (session 33): the scalar 32 x 32 tile issues a shared-memory load
+// a multiply-add, this one one per eight, so LeNet-5's 400 -> 120 at 1024 twice as fast.
+// Measured (H100, session 33; PCNN_GEMM_VEC=1 against 2): gemm lab 15.1 -> 10.8 us forward,
+// 25.3 -> 20.3 backward; step lab, fp32, LeNet-5 at 1024 299.3 -> 290.9 us, Simard 2003 at 256
+// and 1024 160.0 -> 153.5 and 336.8 -> 332.7 (its 1250 -> 100 forward), the rest within 0.5 %;
+// bf16, LeNet-5 at 1024 290.0 -> 296.1, Simard 2003 at 256 and 1024 +3 %.
 template <class P0, class P1>
-bool vec32_tiles_pay(const CudaContext& ctx, const P0& p0, const P1* p1) {
-  if (!ctx.vec32_tiles_allowed()) return false;
+bool vec32_tiles_pay(const CudaContext& ctx, const P0& p0, const P1* p1, bool vec32) {
+  if (!vec32 || !ctx.vec32_tiles_allowed()) return false;
   const auto fits = [](const auto& q) { return q.K >= 2 * TileVec32::BK; };
   const auto blocks = [](const auto& q) {
     const TileGrid g = grid_of<TileVec32>(q, kVecSplitFrom);
@@ -124,7 +127,7 @@ bool vec32_tiles_pay(const CudaContext& ctx, const P0& p0, const P1* p1) {
 }
 
 template <class P0, class P1>
-GemmVariant pick(CudaContext& ctx, GemmVariant v, const P0& p0, const P1* p1) {
+GemmVariant pick(CudaContext& ctx, GemmVariant v, const P0& p0, const P1* p1, bool vec32 = true) {
   if (v != GemmVariant::Auto) return v;
   auto total = [&](auto cfg) {
     using Cfg = decltype(cfg);
@@ -135,7 +138,7 @@ GemmVariant pick(CudaContext& ctx, GemmVariant v, const P0& p0, const P1* p1) {
   // H100, session 25: 1024^3 101.2 us against 108.5); it takes none of the models' layers.
   if (all_k_from(kLargeMinK) && total(TileLarge{}) >= ctx.sm_count()) return GemmVariant::Large;
   if (vec_tiles_pay(ctx, p0, p1)) return GemmVariant::Vec64SplitK;
-  if (vec32_tiles_pay(ctx, p0, p1)) return GemmVariant::Vec32SplitK;
+  if (vec32_tiles_pay(ctx, p0, p1, vec32)) return GemmVariant::Vec32SplitK;
   if (all_k_from(kMediumMinK) && 3 * total(TileMedium{}) >= 2 * ctx.sm_count())
     return GemmVariant::MediumSplitK;
   return GemmVariant::SmallSplitK;
