@@ -17,12 +17,10 @@ namespace pcnn::cuda {
 // at a time (16-byte loads), so a k step costs (TM + TN) / 4 shared-memory loads for TM x TN
 // multiply-adds instead of TM + TN: the scalar tiles are bound by those loads (one per 1-4
 // multiply-adds, where the SM issues four FMA instructions for one load).
-// MinBlocks: the blocks a multiprocessor must hold (__launch_bounds__), which caps the registers.
-template <int BM_, int BN_, int BK_, int TM_, int TN_, bool Vec_ = false, int MinBlocks_ = 1>
+template <int BM_, int BN_, int BK_, int TM_, int TN_, bool Vec_ = false>
 struct TileConfig {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, TM = TM_, TN = TN_;
   static constexpr bool kVec = Vec_;
-  static constexpr int kMinBlocks = MinBlocks_;
   static constexpr int TY = BM / TM, TX = BN / TN;
   static constexpr int kThreads = TX * TY;
   static constexpr int kApT = BM * BK / kThreads;  // A elements each thread loads per step
@@ -49,10 +47,11 @@ using TileVec64 = TileConfig<64, 64, 16, 4, 4, true>;
 // The same 4 x 4 vector blocks a thread on a 32 x 32 tile of 64 threads: the scalar 32 x 32
 // tile's grid (its blocks, its splits) at one shared-memory wavefront per 8 multiply-add
 // instructions instead of one per one (TileMedium is bound by those reads: 4 loads for 4 FMA).
-// Eight blocks a multiprocessor: ptxas then gives 118-128 registers, no spills, where unbounded
-// it took up to 167 and six blocks fitted (LeNet-5's 400 -> 120 backward at 1024: 832 blocks,
-// one wave of 1,056 places instead of 1.05 waves of 792; session 33).
-using TileVec32 = TileConfig<32, 32, 16, 4, 4, true, 8>;
+// ptxas gives it 111-167 registers (six blocks a multiprocessor at most). Bound to eight blocks
+// (128 registers, no spills) it was slower: LeNet-5's 400 -> 120 backward at 1024 20.3 -> 24.8
+// us in the gemm lab, the LeNet-5 step at 1024 276 -> 280 us (session 33, two H100 80GB HBM3
+// machines, one call each).
+using TileVec32 = TileConfig<32, 32, 16, 4, 4, true>;
 
 // Accumulates one BM x BN tile of C(M,N) = sum_k a(i,k) b(k,j) over k in [k_begin, k_end)
 // into acc (this thread's TM x TN part). Prob provides M, N, K, a(i,k), b(k,j), store(i,j,v) and
@@ -208,7 +207,7 @@ __device__ __forceinline__ void gemm_split_block(const Prob& prob, const TileGri
 // rest p1. Linear backward uses this to compute dw (with db folded in) and dx side by side.
 // counters: g0.tiles + g1.tiles of them; partial: room for every split tile of both.
 template <class Cfg, class P0, class P1>
-__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
+__global__ void __launch_bounds__(Cfg::kThreads)
     gemm_kernel_tiled(P0 p0, TileGrid g0, P1 p1, TileGrid g1, float* partial,
                       unsigned* counters) {
   wait_for_previous_kernel();
