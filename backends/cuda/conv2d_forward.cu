@@ -10,7 +10,8 @@
 #include "backends/cuda/conv2d_common.cuh"
 #include "backends/cuda/conv2d_forward_mma_launch.hpp"
 #include "backends/cuda/conv2d_forward_out.cuh"
-#include "backends/cuda/conv2d_forward_strip.cuh"
+#include "backends/cuda/conv2d_forward_strip_launch.hpp"
+#include "backends/cuda/conv2d_strip.cuh"
 #include "backends/cuda/conv_mma_layout.hpp"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/gemm.cuh"
@@ -294,7 +295,7 @@ Choice choose_strip(const CudaContext& ctx, const Conv2dShape& s, const ConvEpil
   ch.kt = ceil_div(s.K, ch.kpt) * ch.kpt;
   long long floats = kMaxSmemFloats + 1;
   if (strip_forward_holds(s, epi) && s.N > 0 && s.P() >= 2 && s.Q() >= 2 && ch.kpt >= 1)
-    floats = StripLayout(s, ch.kpt, wt).with_images(s, wt);
+    floats = conv2d_forward_strip_floats(s, ch.kpt);
   ch.smem_floats = floats <= kMaxSmemFloats ? int(floats) : kMaxSmemFloats + 1;
   return ch;
 }
@@ -407,43 +408,6 @@ void launch_pw(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const A
   else launch_rs<KPT, 1>(ctx, ch, s, x, w, o);
 }
 
-template <int WT, bool ONE>
-void launch_strip_wt(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const ActIn& x,
-                     const float* w, const FwdOut& o, int blocks, int threads) {
-  const size_t smem = size_t(ch.smem_floats) * sizeof(float);
-  const bool coalesce = ctx.strip_store() && strip_can_coalesce(s, ch.kpt, WT, o);
-  // One filter on one channel a thread is compiled for 8 blocks a multiprocessor (64 registers
-  // where it took 96, no spills; its launch at batch 1024 is 2 waves of 5 blocks plus a sliver).
-  // Conv lab, H100, session 32, LeNet-5 at 1024 with the coalesced stores: conv1 20.6 -> 19.5
-  // us; conv2 (six channels, 80 -> 64 registers) went 24.3 -> 25.8, so the others keep theirs.
-  constexpr int min_blocks = ONE ? 8 : 1;
-  if (ch.kpt == 1)
-    launch(ctx, "conv2d_forward_kernel_strip", conv2d_forward_kernel_strip<1, WT, ONE, min_blocks>,
-           blocks, threads, smem, s, x, w, o, coalesce);
-  else if (ch.kpt == 2)
-    launch(ctx, "conv2d_forward_kernel_strip", conv2d_forward_kernel_strip<2, WT, ONE>, blocks,
-           threads, smem, s, x, w, o, false);
-  else if (ch.kpt == 3)
-    launch(ctx, "conv2d_forward_kernel_strip", conv2d_forward_kernel_strip<3, WT, ONE>, blocks,
-           threads, smem, s, x, w, o, false);
-  else
-    launch(ctx, "conv2d_forward_kernel_strip", conv2d_forward_kernel_strip<4, WT, ONE>, blocks,
-           threads, smem, s, x, w, o, false);
-}
-
-// Blocks of 128 threads, or 64 where that leaves fewer than two blocks a multiprocessor.
-void launch_strip(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const ActIn& x,
-                  const float* w, const FwdOut& o) {
-  const int wt = strip_width(s);
-  const long long items = strip_items(s, ch.kpt, wt);
-  const int threads = items >= 2LL * 128 * ctx.sm_count() ? 128 : 64;
-  const long long want = (items + threads - 1) / threads;
-  const int blocks = int(want < (1LL << 30) ? want : (1LL << 30));
-  if (wt == 5) launch_strip_wt<5, false>(ctx, ch, s, x, w, o, blocks, threads);
-  else if (s.C == 1) launch_strip_wt<7, true>(ctx, ch, s, x, w, o, blocks, threads);
-  else launch_strip_wt<7, false>(ctx, ch, s, x, w, o, blocks, threads);
-}
-
 void launch_mma(CudaContext& ctx, const Choice& ch, const Conv2dShape& s, const ActIn& x,
                 const float* w, const FwdOut& o) {
   PCNN_CHECK(x.prec != Precision::F32, "cuda conv2d forward: the tensor-core kernel is 16-bit");
@@ -481,7 +445,7 @@ void forward_any(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi,
   if (ch.variant == ConvFwdVariant::Mma) {
     launch_mma(ctx, ch, s, x, w, o);
   } else if (ch.variant == ConvFwdVariant::Strip) {
-    launch_strip(ctx, ch, s, x, w, o);
+    launch_conv2d_forward_strip(ctx, ch.kpt, ch.smem_floats, s, x, w, o);
   } else if (ch.variant == ConvFwdVariant::Gemm) {
     conv2d_forward_gemm(ctx, s, epi.act, static_cast<const float*>(x.p), w, b, pre);
   } else if (ch.variant == ConvFwdVariant::Direct) {
