@@ -86,6 +86,20 @@ constexpr int kMediumMinK = TileMedium::BK;
 // The vector tile: K split from 256.
 constexpr int kVecSplitFrom = 256;
 
+// Whether the vector tile Cfg fills the GPU for one or two problems: every K at least k_steps
+// of its K steps, and its blocks, splits counted, per_sm a multiprocessor.
+template <class Cfg, class P0, class P1>
+bool vector_tile_fills(const CudaContext& ctx, const P0& p0, const P1* p1, int k_steps,
+                       int per_sm) {
+  const auto fits = [&](const auto& q) { return q.K >= k_steps * Cfg::BK; };
+  const auto blocks = [](const auto& q) {
+    const TileGrid g = grid_of<Cfg>(q, kVecSplitFrom);
+    return g.tiles * g.splits;
+  };
+  return fits(p0) && (!p1 || fits(*p1)) &&
+         blocks(p0) + (p1 ? blocks(*p1) : 0) >= per_sm * ctx.sm_count();
+}
+
 // Whether Auto takes the vector tile: where every K fills four of its K steps and its blocks,
 // splits counted, give every multiprocessor four. Session 25, H100: the gemm lab, each launch
 // repeated on its own, put it ahead on most dense layers at batch 1024 (Simard's 1250 -> 100
@@ -96,14 +110,7 @@ constexpr int kVecSplitFrom = 256;
 // blocks) gained, 68.9 -> 52.3 us.
 template <class P0, class P1>
 bool vec_tiles_pay(const CudaContext& ctx, const P0& p0, const P1* p1) {
-  if (!ctx.vec_tiles_allowed()) return false;
-  const auto fits = [](const auto& q) { return q.K >= 4 * TileVec64::BK; };
-  const auto blocks = [](const auto& q) {
-    const TileGrid g = grid_of<TileVec64>(q, kVecSplitFrom);
-    return g.tiles * g.splits;
-  };
-  return fits(p0) && (!p1 || fits(*p1)) &&
-         blocks(p0) + (p1 ? blocks(*p1) : 0) >= 4 * ctx.sm_count();
+  return ctx.vec_tiles_allowed() && vector_tile_fills<TileVec64>(ctx, p0, p1, 4, 4);
 }
 
 // Whether Auto takes the 32 x 32 vector tile: for fp32 problems (`vec32`: the 16-bit ones lost
@@ -116,14 +123,7 @@ bool vec_tiles_pay(const CudaContext& ctx, const P0& p0, const P1* p1) {
 // bf16, LeNet-5 at 1024 290.0 -> 296.1, Simard 2003 at 256 and 1024 +3 %.
 template <class P0, class P1>
 bool vec32_tiles_pay(const CudaContext& ctx, const P0& p0, const P1* p1, bool vec32) {
-  if (!vec32 || !ctx.vec32_tiles_allowed()) return false;
-  const auto fits = [](const auto& q) { return q.K >= 2 * TileVec32::BK; };
-  const auto blocks = [](const auto& q) {
-    const TileGrid g = grid_of<TileVec32>(q, kVecSplitFrom);
-    return g.tiles * g.splits;
-  };
-  return fits(p0) && (!p1 || fits(*p1)) &&
-         blocks(p0) + (p1 ? blocks(*p1) : 0) >= 2 * ctx.sm_count();
+  return vec32 && ctx.vec32_tiles_allowed() && vector_tile_fills<TileVec32>(ctx, p0, p1, 2, 2);
 }
 
 template <class P0, class P1>
