@@ -10,6 +10,17 @@
 
 namespace pcnn::cuda {
 
+namespace {
+
+// A measuring aid's switch: the variable `name` set to one digit in [lo, hi] sets `value`; unset
+// or anything else leaves the default.
+void read_digit(const char* name, int lo, int hi, int& value) {
+  const char* v = std::getenv(name);
+  if (v && v[0] >= '0' + lo && v[0] <= '0' + hi && !v[1]) value = v[0] - '0';
+}
+
+}  // namespace
+
 void* malloc_device(size_t bytes) {
   void* p = nullptr;
   const cudaError_t err = cudaMalloc(&p, bytes);
@@ -60,35 +71,22 @@ CudaContext::CudaContext(int device) : device_(device) {
     smem_optin_floats_ = int(prop.sharedMemPerBlockOptin / sizeof(float));
     const char* pdl = std::getenv("PCNN_DEPENDENT_LAUNCH");
     dependent_launches_ = prop.major >= 9 && !(pdl && std::string(pdl) == "0");
-    const char* split = std::getenv("PCNN_CONV_SPLIT");
-    if (split && (split[0] == '0' || split[0] == '1') && !split[1])
-      forced_conv_split_ = split[0] - '0';
-    const char* mma = std::getenv("PCNN_MMA");
-    if (mma && (mma[0] == '0' || mma[0] == '1') && !mma[1]) mma_ = mma[0] - '0';
-    const char* lanes = std::getenv("PCNN_CONV_LANES");
-    if (lanes && (lanes[0] == '0' || lanes[0] == '1' || lanes[0] == '2') && !lanes[1])
-      lanes_ = lanes[0] - '0';
-    const char* vec = std::getenv("PCNN_GEMM_VEC");
-    if (vec && vec[0] >= '0' && vec[0] <= '2' && !vec[1]) vec_tiles_ = vec[0] - '0';
-    const char* strip = std::getenv("PCNN_CONV_STRIP");
-    if (strip && strip[0] >= '0' && strip[0] <= '2' && !strip[1]) strip_ = strip[0] - '0';
+    read_digit("PCNN_CONV_SPLIT", 0, 1, forced_conv_split_);
+    read_digit("PCNN_MMA", 0, 1, mma_);
+    read_digit("PCNN_CONV_LANES", 0, 2, lanes_);
+    read_digit("PCNN_GEMM_VEC", 0, 2, vec_tiles_);
+    read_digit("PCNN_CONV_STRIP", 0, 2, strip_);
     const char* store = std::getenv("PCNN_STRIP_STORE");
     strip_store_ = !(store && std::string(store) == "0");
-    const char* dx_rows = std::getenv("PCNN_DX_ROWS");
-    if (dx_rows && (std::string(dx_rows) == "1" || std::string(dx_rows) == "2"))
-      dx_rows_ = dx_rows[0] - '0';
-    const char* dx_images = std::getenv("PCNN_DX_IMAGES");
-    if (dx_images && dx_images[0] >= '1' && dx_images[0] <= '8' && !dx_images[1])
-      dx_images_ = dx_images[0] - '0';
+    read_digit("PCNN_DX_ROWS", 1, 2, dx_rows_);
+    read_digit("PCNN_DX_IMAGES", 1, 8, dx_images_);
     const char* dw_threads = std::getenv("PCNN_CONV_DW_THREADS");
     if (dw_threads && (std::string(dw_threads) == "128" || std::string(dw_threads) == "256" ||
                        std::string(dw_threads) == "512"))
       conv_dw_threads_ = std::stoi(dw_threads);
     const char* sum_loads = std::getenv("PCNN_SUM_LOADS");
     if (sum_loads && std::string(sum_loads) == "8") sum_loads_ = 8;
-    const char* dw_blocks = std::getenv("PCNN_CONV_DW_BLOCKS");
-    if (dw_blocks && dw_blocks[0] >= '0' && dw_blocks[0] <= '5' && !dw_blocks[1])
-      dw_plan_ = dw_blocks[0] - '0';
+    read_digit("PCNN_CONV_DW_BLOCKS", 0, 5, dw_plan_);
     const char* log = std::getenv("PCNN_CUDA_LOG");
     log_choices_ = log && std::string(log) == "1";
     PCNN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));

@@ -72,8 +72,8 @@ bool words_fit(const DeviceDataset& d, const BatchLayout& l, const float* x) {
 }
 
 // Threads a block: one an element (a word where words move), whole warps, at most 256.
-int threads_for(const DeviceDataset& d, const BatchLayout& l, const float* x) {
-  const int items = words_fit(d, l, x) ? batch_sample_size(d, l) / 4 : batch_sample_size(d, l);
+int threads_for(const DeviceDataset& d, const BatchLayout& l, bool words) {
+  const int items = words ? batch_sample_size(d, l) / 4 : batch_sample_size(d, l);
   return items >= 256 ? 256 : (items < 32 ? 32 : (items + 31) / 32 * 32);
 }
 
@@ -99,9 +99,10 @@ void CudaBackend::gather_train_batch(const DeviceDataset& data, const int32_t* s
   if (layout.batch == 0) return;
   cuda::check_layout(data, layout, "gather_train_batch");
   PCNN_CHECK(steps_per_epoch > 0, "cuda gather_train_batch: steps_per_epoch must be positive");
+  const bool words = cuda::words_fit(data, layout, x);
   cuda::launch(ctx_, "gather_batch_kernel_shuffled", cuda::gather_batch_kernel_shuffled,
-               layout.batch, cuda::threads_for(data, layout, x), 0, data, step, steps_per_epoch, seed,
-               layout, cuda::words_fit(data, layout, x), x, y);
+               layout.batch, cuda::threads_for(data, layout, words), 0, data, step,
+               steps_per_epoch, seed, layout, words, x, y);
 }
 
 void CudaBackend::gather_batch(const DeviceDataset& data, int first, const BatchLayout& layout,
@@ -112,9 +113,9 @@ void CudaBackend::gather_batch(const DeviceDataset& data, int first, const Batch
   PCNN_CHECK(first >= 0 && first + layout.batch <= data.count,
              "cuda gather_batch: samples " << first << ".." << first + layout.batch - 1
                                            << " outside the data set of " << data.count);
+  const bool words = cuda::words_fit(data, layout, x);
   cuda::launch(ctx_, "gather_batch_kernel_ordered", cuda::gather_batch_kernel_ordered, layout.batch,
-               cuda::threads_for(data, layout, x), 0, data, first, layout,
-               cuda::words_fit(data, layout, x), x, y);
+               cuda::threads_for(data, layout, words), 0, data, first, layout, words, x, y);
 }
 
 }  // namespace pcnn
