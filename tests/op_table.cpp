@@ -1343,6 +1343,10 @@ void add_fused_conv(std::vector<OpCase>& t, int B) {
        epilogue(Activation::ReLU, PoolKind::Max)},
       {"four channels 14 pooled columns", conv_shape(2, 4, 12, 30, 5, 5, 5, 1, 1),
        epilogue(Activation::Tanh, PoolKind::Avg)},
+      // cuda's weight gradient from the kept maxima (3x3 or 5x5, one channel): 3 x 3 windows,
+      // a ragged row and column of conv outputs in none, more filters than its 8 warps.
+      {"one channel 3x3 pool 3", conv_shape(3, 1, 13, 11, 10, 3, 3, 1, 1),
+       epilogue(Activation::Sigmoid, PoolKind::Max, 3, 3)},
   });
   // clang-format on
   // Channel counts past the default shared memory of the cuda backend's Tiled kernels: 32

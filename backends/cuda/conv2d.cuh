@@ -51,7 +51,7 @@ struct ConvForwardPlan {
 //       pooled outputs a thread, as the forward's Strip (conv2d_backward_strip.cu; dw_k_tile 1 or 2
 //       filters a thread, dw_chunks, dw_threads 32, 64 or 128); Auto's choice where it fits in
 //       blocks of 128 (CudaContext::strip_level).
-enum class ConvBwdVariant { Auto, Direct, Tiled, Split, Gemm, Mma, Strip };
+enum class ConvBwdVariant { Auto, Direct, Tiled, Split, Gemm, Mma, Strip, Argmax };
 struct ConvBackwardPlan {
   ConvBwdVariant variant = ConvBwdVariant::Auto;
   int dw_k_tile = 0;  // filters per weight-gradient block (1, 2, 4, 6, 8 or 16)

@@ -23,6 +23,7 @@
 #include "backends/cuda/conv2d_backward_mma.cuh"
 #include "backends/cuda/conv2d_backward_tiled.cuh"
 #include "backends/cuda/conv2d_common.cuh"
+#include "backends/cuda/conv2d_argmax.cuh"
 #include "backends/cuda/conv2d_strip.cuh"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/gemm.cuh"
@@ -556,6 +557,15 @@ StripDwPlan strip_plan(const CudaContext& ctx, const Conv2dShape& s, const ConvE
   return p;
 }
 
+// The weight gradient from the kept maxima where the plan asks for it, or leaves it to Auto and
+// the context allows it (H100: LeNet-5's conv1 ... against the strip kernel); not ok elsewhere.
+ArgmaxDwPlan argmax_plan(const CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
+                         bool want_dx, const ConvBackwardPlan& plan) {
+  const bool automatic = plan.variant == ConvBwdVariant::Auto && ctx.argmax_dw();
+  if ((plan.variant != ConvBwdVariant::Argmax && !automatic) || want_dx) return ArgmaxDwPlan{};
+  return plan_dw_argmax(ctx, s, epi, plan.dw_chunks);
+}
+
 // The op for fp32 or 16-bit x, y, dy and dx (the latter only where native_16 says so).
 void backward_any(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi, const ActIn& x,
                   const float* w, const ConvKept& kept, const ActIn& y, const ActIn& dy,
@@ -590,6 +600,12 @@ void backward_any(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi
     d = DactSource{tmp, nullptr, nullptr, nullptr, Activation::None, PoolKind::None, 1};
     dact = tmp;
   }
+  if (const ArgmaxDwPlan ap = argmax_plan(ctx, s, epi, want_dx, plan); ap.ok) {
+    run_dw_argmax(ctx, ap, s, d, x, dw, db);
+    return;
+  }
+  PCNN_CHECK(plan.variant != ConvBwdVariant::Argmax,
+             "cuda conv2d backward: the Argmax variant does not fit this case");
   if (const StripDwPlan sp = strip_plan(ctx, s, epi, want_dx, plan); sp.ok) {
     run_dw_strip(ctx, sp, s, d, x, dw, db);
     return;
@@ -655,6 +671,7 @@ bool conv2d_backward_supported(CudaContext& ctx, const Conv2dShape& s, const Con
                                bool want_dx, const ConvBackwardPlan& plan) {
   if (plan.variant == ConvBwdVariant::Mma) return false;  // 16 bits only
   if (plan.variant == ConvBwdVariant::Strip) return strip_plan(ctx, s, epi, want_dx, plan).ok;
+  if (plan.variant == ConvBwdVariant::Argmax) return argmax_plan(ctx, s, epi, want_dx, plan).ok;
   if (plan.variant != ConvBwdVariant::Tiled && plan.variant != ConvBwdVariant::Split) return true;
   return dact_foldable(epi) && plan_fused(ctx, s, true, want_dx, plan).ok;
 }
@@ -665,6 +682,8 @@ bool conv2d_backward_native_16(CudaContext& ctx, const Conv2dShape& s, const Con
   if (!dact_foldable(epi)) return false;  // d(pre-activation) materialised by fp32 ops first
   if (plan.variant == ConvBwdVariant::Direct) return true;
   if (plan.variant == ConvBwdVariant::Gemm) return false;
+  if (argmax_plan(ctx, s, epi, want_dx, plan).ok) return true;
+  if (plan.variant == ConvBwdVariant::Argmax) return false;
   if (strip_plan(ctx, s, epi, want_dx, plan).ok) return true;
   if (plan.variant == ConvBwdVariant::Strip) return false;
   if (plan.variant == ConvBwdVariant::Mma ||

@@ -57,6 +57,10 @@ std::vector<std::pair<std::string, cuda::ConvBackwardPlan>> backward_plans(bool 
       v.push_back({"strip kpt" + std::to_string(kpt) + " th" + std::to_string(th), p});
     }
   }
+  // One channel, max-pooled, no dx: from the kept maxima, the rule's chunks and others.
+  v.push_back({"argmax", {cuda::ConvBwdVariant::Argmax}});
+  for (int ch : {64, 128, 512})
+    v.push_back({"argmax ch" + std::to_string(ch), {cuda::ConvBwdVariant::Argmax, 0, ch}});
   // Split's data gradient one image a lane (strided shapes it is compiled for), and without it.
   {
     cuda::ConvBackwardPlan p{cuda::ConvBwdVariant::Split};
