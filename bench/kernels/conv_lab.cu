@@ -59,7 +59,7 @@ std::vector<std::pair<std::string, cuda::ConvBackwardPlan>> backward_plans(bool 
   }
   // One channel, max-pooled, no dx: from the kept maxima, the rule's chunks and others.
   v.push_back({"argmax", {cuda::ConvBwdVariant::Argmax}});
-  for (int ch : {64, 128, 512})
+  for (int ch : {256, 512, 1024})
     v.push_back({"argmax ch" + std::to_string(ch), {cuda::ConvBwdVariant::Argmax, 0, ch}});
   // Split's data gradient one image a lane (strided shapes it is compiled for), and without it.
   {
