@@ -86,9 +86,7 @@ __global__ void __launch_bounds__(kMaxWarps * 32)
     wb[w] = (w / Q2) * pw * st.stride + (w % Q2) * pw;
   const int staged = count * s.K * windows;
   const size_t o0 = size_t(n0) * s.K * windows;
-  // Loads a thread has in flight: LeNet-5's conv1 stages 1,176 windows an image, six or more a
-  // thread, so all of them in one round trip where 4 took two or more.
-  constexpr int U = 16;
+  constexpr int U = 4;  // loads a thread has in flight (16 is a lead: notes/tuning-cuda.md)
   for (int e0 = threadIdx.x; e0 < staged; e0 += U * blockDim.x) {
     float g[U];
     uint8_t a[U];
