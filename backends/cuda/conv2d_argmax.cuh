@@ -17,7 +17,7 @@ struct ArgmaxDwPlan {
   int taps = 0;  // the filter's side: 3 or 5 (the kernels compiled)
   int warps = 1, imgs = 1, chunks = 1;
 };
-// chunks: 0 for the rule's (about two blocks a multiprocessor).
+// chunks: 0 for the rule's (about four blocks a multiprocessor).
 ArgmaxDwPlan plan_dw_argmax(const CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
                             int chunks);
 void run_dw_argmax(CudaContext& ctx, const ArgmaxDwPlan& p, const Conv2dShape& s,

@@ -22,7 +22,9 @@ namespace pcnn::cuda {
 namespace {
 
 constexpr int kMaxWarps = 8;
-constexpr long long kMaxStageBytes = 48 * 1024;  // the default dynamic shared memory
+// The default shared memory a block, less room for the kernel's static part (last_block_done's
+// flag): dynamic and static together must fit in 48 KB.
+constexpr long long kMaxStageBytes = 48 * 1024 - 256;
 constexpr int kGroup = 16;  // chunks a first-level sum adds up (two levels: a short tail)
 
 // Where a block keeps its images: each plane zero-padded to (H + 2 pad) x (W + 2 pad), its rows
@@ -38,15 +40,14 @@ struct ArgmaxStage {
   }
 };
 
-// A block's shared memory, `imgs` images: their planes, then each window's gradient (float) and
-// kept argmax (byte) for every filter, in dy's order (image, filter, window), then each window's
-// offset in a plane (int).
+// A block's shared memory, `imgs` images: their planes (from byte 0), then each window's
+// gradient (float) for every filter, in dy's order (image, filter, window), then each window's
+// offset in a plane (int), then the gradients' kept argmax (byte).
 struct ArgmaxSmem {
-  long long x, g, a, wb, bytes;
+  long long g, wb, a, bytes;
   __host__ __device__ ArgmaxSmem(const Conv2dShape& s, int pw, int imgs) {
     const long long windows = (long long)(s.P() / pw) * (s.Q() / pw);
     const long long per = (long long)s.K * windows * imgs;
-    x = 0;
     g = (long long)imgs * ArgmaxStage(s).plane * 4;
     wb = g + per * 4;
     a = wb + windows * 4;
@@ -54,7 +55,7 @@ struct ArgmaxSmem {
   }
 };
 
-// The sum of `count` rows of NT * K floats at `rows` into `out`, row order fixed.
+// The sums of `count` rows of nv floats at `rows`, row order fixed, into out[0 .. nv).
 __device__ __forceinline__ void sum_rows_into(int loads, const float* rows, int count, int nv,
                                               float* out) {
   for (int v = threadIdx.x; v < nv; v += blockDim.x) out[v] = sum_rows_as(loads, rows + v, count, nv);
@@ -77,7 +78,7 @@ __global__ void __launch_bounds__(kMaxWarps * 32)
   const int pw = d.pw, Q2 = s.Q() / pw, windows = (s.P() / pw) * Q2;
   const int chunk = blockIdx.x, n0 = chunk * imgs, count = min(imgs, s.N - n0);
   const ArgmaxSmem lay(s, pw, imgs);
-  float* xs = reinterpret_cast<float*>(smem + lay.x);
+  float* xs = reinterpret_cast<float*>(smem);
   float* gs = reinterpret_cast<float*>(smem + lay.g);
   int* wb = reinterpret_cast<int*>(smem + lay.wb);
   uint8_t* as = smem + lay.a;
