@@ -1347,6 +1347,13 @@ void add_fused_conv(std::vector<OpCase>& t, int B) {
       // a ragged row and column of conv outputs in none, more filters than its 8 warps.
       {"one channel 3x3 pool 3", conv_shape(3, 1, 13, 11, 10, 3, 3, 1, 1),
        epilogue(Activation::Sigmoid, PoolKind::Max, 3, 3)},
+      // Its whole backward of a layer of several channels: (channel, filter row) pairs past one
+      // warp's 32 (16 x 3), 3 x 3 windows with a ragged row and column; five channels of 5x5
+      // with a ragged row, an odd filter count and more images than the rule gives a block.
+      {"sixteen channels 3x3 pool 3", conv_shape(3, 16, 10, 11, 12, 3, 3, 1, 0),
+       epilogue(Activation::ELU, PoolKind::Max, 3, 3)},
+      {"five channels 5x5 ragged", conv_shape(5, 5, 13, 12, 9, 5, 5, 1, 1),
+       epilogue(Activation::Tanh, PoolKind::Max)},
   });
   // clang-format on
   // Channel counts past the default shared memory of the cuda backend's Tiled kernels: 32

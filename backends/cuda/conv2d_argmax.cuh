@@ -1,10 +1,13 @@
-// The weight gradient of a one-channel, max-pooled first layer read off the kept maxima
-// (conv2d_backward_argmax.cu): under max pooling only each window's kept maximum has a gradient,
-// so its sums visit one conv output a window (a quarter of them under 2 x 2 pooling) where the
-// strip and Tiled kernels multiply the other three by zero. Why: notes/tuning-cuda.md, "The
-// first layer's weight gradient from the kept maxima".
+// Convolution backward of max-pooled layers read off the kept maxima: under max pooling only each
+// window's kept maximum has a gradient, so these kernels visit one conv output a window (a
+// quarter of them under 2 x 2 pooling) where the strip and Tiled kernels multiply the other
+// three by zero. Two kernels: the weight gradient of a one-channel first layer
+// (conv2d_backward_argmax.cu) and the whole backward, dw, db and dx, of a layer of several
+// channels (conv2d_backward_argmax_layer.cu). Why: notes/tuning-cuda.md, "The first layer's
+// weight gradient from the kept maxima" and "The whole backward from the kept maxima".
 #pragma once
 
+#include "backends/cuda/common.cuh"
 #include "backends/cuda/conv2d_common.cuh"
 #include "backends/cuda/cuda_context.hpp"
 #include "core/shapes.hpp"
@@ -22,5 +25,47 @@ ArgmaxDwPlan plan_dw_argmax(const CudaContext& ctx, const Conv2dShape& s, const 
                             int chunks);
 void run_dw_argmax(CudaContext& ctx, const ArgmaxDwPlan& p, const Conv2dShape& s,
                    const DactSource& d, const ActIn& x, float* dw, float* db);
+
+// The layer kernel's block: a chunk of `imgs` images. Its warps first take the weight gradient
+// a filter each, then the data gradient a unit each: one image and `kper` filters into a dx
+// buffer of the unit's own (`kg` units an image), summed in unit order at the end. Planes are
+// kept `stride` floats a row and `plane` floats apart, chosen so that the lanes' loads of one
+// item fall on 32 different banks.
+struct ArgmaxLayerPlan {
+  bool ok = false, want_dw = false, want_dx = false;
+  int taps = 0, rounds = 1;  // filter side (3 or 5); (channel, filter row) pairs / 32, rounded up
+  int warps = 8, imgs = 1, kg = 1, kper = 1, chunks = 1;
+  int stride = 0, plane = 0;
+  long long items_at = 0, bytes = 0;  // shared memory: where the items start, and in all
+};
+// chunks, threads: 0 for the rule's (about four blocks a multiprocessor; 8 warps).
+ArgmaxLayerPlan plan_layer_argmax(const CudaContext& ctx, const Conv2dShape& s,
+                                  const ConvEpilogue& epi, bool want_dw, bool want_dx, int chunks,
+                                  int threads);
+void run_layer_argmax(CudaContext& ctx, const ArgmaxLayerPlan& p, const Conv2dShape& s,
+                      const DactSource& d, const ActIn& x, const float* w, const ActOut& dx,
+                      float* dw, float* db);
+
+// Chunks a first-level sum adds up: two levels, so neither last block adds a long column.
+constexpr int kArgmaxGroup = 16;
+
+// The chunks' rows of nv floats at `partial` (chunk c at c * nv), added in a fixed order, so a
+// run's bits repeat: the last block of each group of kArgmaxGroup chunks adds its group's rows
+// into a row after the chunks' (one a group), and the last of those the groups' rows, handing
+// each sum to put(v, sum). Every thread of every block calls it; counters: groups + 1.
+template <class Put>
+__device__ inline void sum_chunk_rows(float* partial, unsigned* counters, int chunk, int chunks,
+                                      int nv, int sum_loads, Put put) {
+  const int groups = (chunks + kArgmaxGroup - 1) / kArgmaxGroup, group = chunk / kArgmaxGroup;
+  const int first = group * kArgmaxGroup, in_group = min(kArgmaxGroup, chunks - first);
+  if (!last_block_done(&counters[group], unsigned(in_group))) return;
+  float* sums = partial + size_t(chunks) * nv;
+  for (int v = threadIdx.x; v < nv; v += blockDim.x)
+    sums[size_t(group) * nv + v] =
+        sum_rows_as(sum_loads, partial + size_t(first) * nv + v, in_group, nv);
+  if (!last_block_done(&counters[groups], unsigned(groups))) return;
+  for (int v = threadIdx.x; v < nv; v += blockDim.x)
+    put(v, sum_rows_as(sum_loads, sums + v, groups, nv));
+}
 
 }  // namespace pcnn::cuda

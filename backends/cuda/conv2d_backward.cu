@@ -568,6 +568,16 @@ ArgmaxDwPlan argmax_plan(const CudaContext& ctx, const Conv2dShape& s, const Con
   return plan_dw_argmax(ctx, s, epi, plan.dw_chunks);
 }
 
+// The whole backward of a layer of several channels (or one that wants dx) from the kept maxima,
+// where the plan asks for it or Auto may take it (PCNN_CONV_ARGMAX=2); not ok elsewhere.
+ArgmaxLayerPlan argmax_layer_plan(const CudaContext& ctx, const Conv2dShape& s,
+                                  const ConvEpilogue& epi, bool want_dw, bool want_dx,
+                                  const ConvBackwardPlan& plan) {
+  const bool automatic = plan.variant == ConvBwdVariant::Auto && ctx.argmax_layers();
+  if (plan.variant != ConvBwdVariant::Argmax && !automatic) return ArgmaxLayerPlan{};
+  return plan_layer_argmax(ctx, s, epi, want_dw, want_dx, plan.dw_chunks, plan.dw_threads);
+}
+
 // The op for fp32 or 16-bit x, y, dy and dx (the latter only where native_16 says so).
 void backward_any(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi, const ActIn& x,
                   const float* w, const ConvKept& kept, const ActIn& y, const ActIn& dy,
@@ -604,6 +614,10 @@ void backward_any(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi
   }
   if (const ArgmaxDwPlan ap = argmax_plan(ctx, s, epi, want_dx, plan); ap.ok) {
     run_dw_argmax(ctx, ap, s, d, x, dw, db);
+    return;
+  }
+  if (const ArgmaxLayerPlan lp = argmax_layer_plan(ctx, s, epi, want_dw, want_dx, plan); lp.ok) {
+    run_layer_argmax(ctx, lp, s, d, x, w, dx, dw, db);
     return;
   }
   PCNN_CHECK(plan.variant != ConvBwdVariant::Argmax,
@@ -673,7 +687,9 @@ bool conv2d_backward_supported(CudaContext& ctx, const Conv2dShape& s, const Con
                                bool want_dx, const ConvBackwardPlan& plan) {
   if (plan.variant == ConvBwdVariant::Mma) return false;  // 16 bits only
   if (plan.variant == ConvBwdVariant::Strip) return strip_plan(ctx, s, epi, want_dx, plan).ok;
-  if (plan.variant == ConvBwdVariant::Argmax) return argmax_plan(ctx, s, epi, want_dx, plan).ok;
+  if (plan.variant == ConvBwdVariant::Argmax)
+    return argmax_plan(ctx, s, epi, want_dx, plan).ok ||
+           argmax_layer_plan(ctx, s, epi, true, want_dx, plan).ok;
   if (plan.variant != ConvBwdVariant::Tiled && plan.variant != ConvBwdVariant::Split) return true;
   return dact_foldable(epi) && plan_fused(ctx, s, true, want_dx, plan).ok;
 }
@@ -685,6 +701,7 @@ bool conv2d_backward_native_16(CudaContext& ctx, const Conv2dShape& s, const Con
   if (plan.variant == ConvBwdVariant::Direct) return true;
   if (plan.variant == ConvBwdVariant::Gemm) return false;
   if (argmax_plan(ctx, s, epi, want_dx, plan).ok) return true;
+  if (argmax_layer_plan(ctx, s, epi, want_dw, want_dx, plan).ok) return true;
   if (plan.variant == ConvBwdVariant::Argmax) return false;
   if (strip_plan(ctx, s, epi, want_dx, plan).ok) return true;
   if (plan.variant == ConvBwdVariant::Strip) return false;

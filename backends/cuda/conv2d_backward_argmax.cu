@@ -25,7 +25,6 @@ constexpr int kMaxWarps = 8;
 // The default shared memory a block, less room for the kernel's static part (last_block_done's
 // flag): dynamic and static together must fit in 48 KB.
 constexpr long long kMaxStageBytes = 48 * 1024 - 256;
-constexpr int kGroup = 16;  // chunks a first-level sum adds up (two levels: a short tail)
 
 // Where a block keeps its images: each plane zero-padded to (H + 2 pad) x (W + 2 pad), its rows
 // an odd number of floats apart and the plane's size odd too, so that lanes on neighbouring
@@ -55,17 +54,11 @@ struct ArgmaxSmem {
   }
 };
 
-// The sums of `count` rows of nv floats at `rows`, row order fixed, into out[0 .. nv).
-__device__ __forceinline__ void sum_rows_into(int loads, const float* rows, int count, int nv,
-                                              float* out) {
-  for (int v = threadIdx.x; v < nv; v += blockDim.x) out[v] = sum_rows_as(loads, rows + v, count, nv);
-}
-
 // Block: images n0 .. n0 + imgs - 1 (the chunk), every filter. The block first stages its images
 // and its windows' gradients and argmax in shared memory (coalesced, all loads in flight), so the
 // items wait on no global load. Each warp's sums a filter, over its lanes in a fixed order, go to
-// the chunk's row of `partial`; the last block of each group of kGroup chunks adds its group's
-// rows, and the last of those the groups' sums, in order, so a run's bits repeat.
+// the chunk's row of `partial`, and the chunks' rows are added in a fixed order (sum_chunk_rows),
+// so a run's bits repeat.
 template <int F>
 __global__ void __launch_bounds__(kMaxWarps * 32)
     conv2d_dw_kernel_argmax(Conv2dShape s, DactSource d, ActIn x, float* partial,
@@ -138,22 +131,14 @@ __global__ void __launch_bounds__(kMaxWarps * 32)
       if (lane == 0) row[k * NT + v] = t;
     }
   }
-  // Two levels: this chunk's group (rows after `chunks`, one a group), then the groups.
-  const int nv = s.K * NT, groups = (chunks + kGroup - 1) / kGroup, group = chunk / kGroup;
-  const int first = group * kGroup, in_group = min(kGroup, chunks - first);
-  if (!last_block_done(&counters[group], unsigned(in_group))) return;
-  float* sums = partial + size_t(chunks) * nv;
-  sum_rows_into(sum_loads, partial + size_t(first) * nv, in_group, nv, sums + size_t(group) * nv);
-  if (!last_block_done(&counters[groups], unsigned(groups))) return;
-  for (int v = threadIdx.x; v < nv; v += blockDim.x) {
-    const float sum = sum_rows_as(sum_loads, sums + v, groups, nv);
+  sum_chunk_rows(partial, counters, chunk, chunks, s.K * NT, sum_loads, [&](int v, float sum) {
     const int k = v / NT, tap = v - k * NT;
     if (tap < F * F) {
       if (dw) dw[k * F * F + tap] = sum;
     } else if (db) {
       db[k] = sum;
     }
-  }
+  });
 }
 
 }  // namespace
@@ -183,13 +168,13 @@ ArgmaxDwPlan plan_dw_argmax(const CudaContext& ctx, const Conv2dShape& s, const 
   }
   while (p.imgs > 1 && ArgmaxSmem(s, pw, p.imgs).bytes > kMaxStageBytes) --p.imgs;
   p.chunks = (s.N + p.imgs - 1) / p.imgs;
-  p.ok = (p.chunks + kGroup - 1) / kGroup + 1 <= int(CudaContext::kCounters);
+  p.ok = (p.chunks + kArgmaxGroup - 1) / kArgmaxGroup + 1 <= int(CudaContext::kCounters);
   return p;
 }
 
 void run_dw_argmax(CudaContext& ctx, const ArgmaxDwPlan& p, const Conv2dShape& s,
                    const DactSource& d, const ActIn& x, float* dw, float* db) {
-  const int nt = p.taps * p.taps + 1, groups = (p.chunks + kGroup - 1) / kGroup;
+  const int nt = p.taps * p.taps + 1, groups = (p.chunks + kArgmaxGroup - 1) / kArgmaxGroup;
   float* partial = ctx.scratch(size_t(p.chunks + groups) * s.K * nt);
   unsigned* counters = ctx.counters(size_t(groups) + 1);
   const size_t smem = size_t(ArgmaxSmem(s, d.pw, p.imgs).bytes);

@@ -9,6 +9,7 @@
 
 #include "backends/cuda/conv2d_common.cuh"
 #include "backends/cuda/cuda_context.hpp"
+#include "backends/cuda/launch.cuh"
 #include "core/shapes.hpp"
 
 namespace pcnn::cuda::tiled {
@@ -16,9 +17,9 @@ namespace pcnn::cuda::tiled {
 // The default per-block limit (no opt-in needed) less room for the kernels' static shared memory.
 constexpr int kMaxSmemFloats = (48 * 1024 - 256) / 4;
 // What a data-gradient block may opt in to when its d(act_out) staging alone outgrows the
-// default (32 filters of 10x10 outputs with the strip path's halo: 58 KB): two such blocks still
-// fit an SM of Hopper or Ampere (228 / 164 KB), and the fused kernel runs one a SM anyway.
-constexpr int kMaxOptInSmemFloats = (99 * 1024 - 256) / 4;
+// default (32 filters of 10x10 outputs with the strip path's halo: 58 KB): launch.cuh's
+// kOptInSmemBytes; the fused kernel runs one a SM anyway.
+constexpr int kMaxOptInSmemFloats = kOptInSmemBytes / 4;
 constexpr int kDxStrip = 7;  // dx outputs along w per thread (strip path): 14-wide rows = 2 strips
 // 512 threads, 1 block/SM minimum: ptxas (CUDA 13) then allows 128 registers, and the
 // register tiles of these kernels do not spill (it did with a bare 1024 or 512 bound).

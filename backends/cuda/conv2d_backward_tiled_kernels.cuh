@@ -4,7 +4,6 @@
 // Included only by the files that instantiate them.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 
 #include "backends/cuda/common.cuh"
@@ -322,17 +321,6 @@ __global__ void __launch_bounds__(kDxThreads, kDxMinBlocks) conv2d_backward_kern
                                        (blockIdx.x % a.ctiles) * a.ct, smem);
 }
 
-// Lets `kernel` use more than the default shared memory, once per device (a function attribute
-// of the device's context, not a stream operation); plan_fused checked that the device has it.
-template <auto kernel>
-void allow_opt_in_smem(CudaContext& ctx) {
-  static std::atomic<uint64_t> allowed{0};  // bit d: done on device d
-  const uint64_t bit = ctx.device() < 64 ? uint64_t(1) << ctx.device() : 0;
-  if (bit && (allowed.load() & bit)) return;
-  PCNN_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       kMaxOptInSmemFloats * int(sizeof(float))));
-  allowed.fetch_or(bit);
-}
 
 template <int KT, bool kUnit, int RS>
 void launch_fused(CudaContext& ctx, const FusedPlan& f, const FusedArgs& a) {

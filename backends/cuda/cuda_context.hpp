@@ -61,8 +61,11 @@ class CudaContext {
   int strip_level() const { return strip_; }
   // Whether Auto takes the weight gradient of one-channel, max-pooled layers from the kept maxima
   // (conv2d_argmax.cuh): yes unless PCNN_CONV_ARGMAX=0 (a measuring aid; the test suite's
-  // backend_cuda_strip entry, so that the strip weight gradient stays tested).
+  // backend_cuda_strip entry, so that the strip weight gradient stays tested). And whether it
+  // takes the whole backward of the other max-pooled layers it fits from them:
+  // PCNN_CONV_ARGMAX=2.
   bool argmax_dw() const { return argmax_ >= 1; }
+  bool argmax_layers() const { return argmax_ >= 2; }
   // Whether the strip forward hands its pooled outputs out a warp at a time where it can
   // (conv2d_forward_strip.cuh strip_can_coalesce): yes unless PCNN_STRIP_STORE=0 (a measuring
   // aid; step lab, H100, session 32: LeNet-5 fp32 at 1024 321 -> 311 us a step with them).
@@ -160,7 +163,7 @@ class CudaContext {
   int lanes_ = 2;  // PCNN_CONV_LANES: 0, 1 or 2
   int vec_tiles_ = 2;  // PCNN_GEMM_VEC: 0, 1 or 2 (unset)
   int strip_ = 1;          // PCNN_CONV_STRIP: 0, 1 or 2
-  int argmax_ = 1;         // PCNN_CONV_ARGMAX: 0 or 1
+  int argmax_ = 1;         // PCNN_CONV_ARGMAX: 0, 1 or 2
   bool strip_store_ = true;   // PCNN_STRIP_STORE=0 turns it off
   int dx_images_ = 8;         // PCNN_DX_IMAGES: 1..8 (unset: 8)
   int dx_rows_ = 0;           // PCNN_DX_ROWS: 1, 2, or 0 (unset)

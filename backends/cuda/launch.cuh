@@ -8,6 +8,8 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -48,6 +50,23 @@ void launch(const CudaContext& ctx, const char* name, void (*kernel)(Params...),
     cudaGetLastError();  // a bad configuration is not sticky; the next check should not see it
     throw_cuda_error(err, ("launch of " + std::string(name)).c_str(), __FILE__, __LINE__);
   }
+}
+
+// What a block may opt in to beyond the default 48 KB of shared memory, less room for static
+// shared memory: two such blocks still fit a multiprocessor of Hopper or Ampere (228 / 164 KB).
+constexpr int kOptInSmemBytes = 99 * 1024 - 256;
+
+// Lets `kernel` use up to kOptInSmemBytes of dynamic shared memory, once per device (a function
+// attribute of the device's context, not a stream operation); its planner checked that the
+// device has that much (CudaContext::smem_optin_floats).
+template <auto kernel>
+void allow_opt_in_smem(CudaContext& ctx) {
+  static std::atomic<uint64_t> allowed{0};  // bit d: done on device d
+  const uint64_t bit = ctx.device() < 64 ? uint64_t(1) << ctx.device() : 0;
+  if (bit && (allowed.load() & bit)) return;
+  PCNN_CUDA_CHECK(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kOptInSmemBytes));
+  allowed.fetch_or(bit);
 }
 
 }  // namespace pcnn::cuda

@@ -57,10 +57,16 @@ std::vector<std::pair<std::string, cuda::ConvBackwardPlan>> backward_plans(bool 
       v.push_back({"strip kpt" + std::to_string(kpt) + " th" + std::to_string(th), p});
     }
   }
-  // One channel, max-pooled, no dx: from the kept maxima, the rule's chunks and others.
+  // Max-pooled, from the kept maxima (one channel without dx: the weight gradient alone; else
+  // the whole layer): the rule's chunks and others; the layer kernel's warps a block.
   v.push_back({"argmax", {cuda::ConvBwdVariant::Argmax}});
-  for (int ch : {256, 512, 1024})
+  for (int ch : {32, 64, 128, 256, 512, 1024})
     v.push_back({"argmax ch" + std::to_string(ch), {cuda::ConvBwdVariant::Argmax, 0, ch}});
+  for (int th : {128, 512}) {
+    cuda::ConvBackwardPlan p{cuda::ConvBwdVariant::Argmax};
+    p.dw_threads = th;
+    v.push_back({"argmax th" + std::to_string(th), p});
+  }
   // Split's data gradient one image a lane (strided shapes it is compiled for), and without it.
   {
     cuda::ConvBackwardPlan p{cuda::ConvBwdVariant::Split};
