@@ -22,9 +22,7 @@ namespace pcnn::cuda {
 namespace {
 
 constexpr int kMaxWarps = 8;
-// The default shared memory a block, less room for the kernel's static part (last_block_done's
-// flag): dynamic and static together must fit in 48 KB.
-constexpr long long kMaxStageBytes = 48 * 1024 - 256;
+constexpr long long kMaxStageBytes = kDefaultSmemBytes;  // launch.cuh
 
 // Where a block keeps its images: each plane zero-padded to (H + 2 pad) x (W + 2 pad), its rows
 // an odd number of floats apart and the plane's size odd too, so that lanes on neighbouring

@@ -26,8 +26,6 @@ namespace {
 // 16 warps at most, two blocks of them a multiprocessor: 64 registers (ptxas), so that four
 // blocks of the rule's 8 warps share one.
 constexpr int kMaxWarps = 16;
-// The default shared memory a block, less room for the static part (last_block_done's flag).
-constexpr long long kDefaultSmemBytes = 48 * 1024 - 256;
 
 // What the kernel needs of the plan.
 struct LayerArgs {

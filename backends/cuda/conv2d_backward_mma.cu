@@ -24,7 +24,7 @@ namespace pcnn::cuda {
 namespace {
 
 constexpr int kDwMmaThreads = 256;  // eight warps
-constexpr int kDwMmaSmemBytes = 48 * 1024 - 256;
+constexpr int kDwMmaSmemBytes = kDefaultSmemBytes;
 constexpr int kReduceSlices = 8;  // chunk slices a reduce block adds side by side
 
 struct DwMmaArgs {

@@ -14,8 +14,7 @@
 
 namespace pcnn::cuda::tiled {
 
-// The default per-block limit (no opt-in needed) less room for the kernels' static shared memory.
-constexpr int kMaxSmemFloats = (48 * 1024 - 256) / 4;
+constexpr int kMaxSmemFloats = kDefaultSmemBytes / 4;  // the default, no opt-in (launch.cuh)
 // What a data-gradient block may opt in to when its d(act_out) staging alone outgrows the
 // default (32 filters of 10x10 outputs with the strip path's halo: 58 KB): launch.cuh's
 // kOptInSmemBytes; the fused kernel runs one a SM anyway.

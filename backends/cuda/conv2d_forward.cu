@@ -24,8 +24,7 @@ namespace cuda {
 
 namespace {
 
-// The default per-block limit (no opt-in needed) less room for the kernels' static shared memory.
-constexpr int kMaxSmemFloats = (48 * 1024 - 256) / 4;
+constexpr int kMaxSmemFloats = kDefaultSmemBytes / 4;  // the default, no opt-in (launch.cuh)
 // 512 threads, 1 block/SM minimum: ptxas (CUDA 13) then allows 128 registers, and the
 // register tiles of these kernels do not spill (it did with a bare 1024 or 512 bound).
 constexpr int kMaxThreads = 512;

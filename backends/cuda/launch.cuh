@@ -52,6 +52,11 @@ void launch(const CudaContext& ctx, const char* name, void (*kernel)(Params...),
   }
 }
 
+// The default shared memory a block may use without opting in, less room for the kernels'
+// static shared memory (last_block_done's flag, block_sum's row): dynamic and static together
+// must fit in 48 KB, and a plan of exactly 48 KB dynamic would not launch.
+constexpr int kDefaultSmemBytes = 48 * 1024 - 256;
+
 // What a block may opt in to beyond the default 48 KB of shared memory, less room for static
 // shared memory: two such blocks still fit a multiprocessor of Hopper or Ampere (228 / 164 KB).
 constexpr int kOptInSmemBytes = 99 * 1024 - 256;
