@@ -569,7 +569,8 @@ ArgmaxDwPlan argmax_plan(const CudaContext& ctx, const Conv2dShape& s, const Con
 }
 
 // The whole backward of a layer of several channels (or one that wants dx) from the kept maxima,
-// where the plan asks for it or Auto may take it (PCNN_CONV_ARGMAX=2); not ok elsewhere.
+// where the plan asks for it or Auto may take it (unless PCNN_CONV_ARGMAX=0 or 1); not ok
+// elsewhere.
 ArgmaxLayerPlan argmax_layer_plan(const CudaContext& ctx, const Conv2dShape& s,
                                   const ConvEpilogue& epi, bool want_dw, bool want_dx,
                                   const ConvBackwardPlan& plan) {

@@ -129,14 +129,15 @@ __global__ void __launch_bounds__(kMaxWarps * 32)
       if (lane == 0) row[k * NT + v] = t;
     }
   }
-  sum_chunk_rows(partial, counters, chunk, chunks, s.K * NT, sum_loads, [&](int v, float sum) {
+  const auto put = [&](int v, float sum) {
     const int k = v / NT, tap = v - k * NT;
     if (tap < F * F) {
       if (dw) dw[k * F * F + tap] = sum;
     } else if (db) {
       db[k] = sum;
     }
-  });
+  };
+  sum_chunk_rows<false>(partial, counters, chunk, chunks, s.K * NT, s.K * NT, sum_loads, put);
 }
 
 }  // namespace

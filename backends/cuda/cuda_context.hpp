@@ -59,11 +59,11 @@ class CudaContext {
   // threads enough to pay (conv2d_forward.cu auto_takes_strip, conv2d_backward.cu strip_plan),
   // 2 wherever they fit (the test suite's backend_cuda_strip), 0 nowhere (to measure them).
   int strip_level() const { return strip_; }
-  // Whether Auto takes the weight gradient of one-channel, max-pooled layers from the kept maxima
-  // (conv2d_argmax.cuh): yes unless PCNN_CONV_ARGMAX=0 (a measuring aid; the test suite's
-  // backend_cuda_strip entry, so that the strip weight gradient stays tested). And whether it
-  // takes the whole backward of the other max-pooled layers it fits from them:
-  // PCNN_CONV_ARGMAX=2.
+  // Whether Auto takes the backward of max-pooled layers from the kept maxima where it fits
+  // (conv2d_argmax.cuh): the weight gradient of one-channel first layers unless
+  // PCNN_CONV_ARGMAX=0, the whole backward of the others unless it is 0 or 1 (measuring aids;
+  // the test suite's backend_cuda_strip and backend_cuda_images entries, so that the strip and
+  // Tiled kernels stay tested on those layers).
   bool argmax_dw() const { return argmax_ >= 1; }
   bool argmax_layers() const { return argmax_ >= 2; }
   // Whether the strip forward hands its pooled outputs out a warp at a time where it can
@@ -163,7 +163,7 @@ class CudaContext {
   int lanes_ = 2;  // PCNN_CONV_LANES: 0, 1 or 2
   int vec_tiles_ = 2;  // PCNN_GEMM_VEC: 0, 1 or 2 (unset)
   int strip_ = 1;          // PCNN_CONV_STRIP: 0, 1 or 2
-  int argmax_ = 1;         // PCNN_CONV_ARGMAX: 0, 1 or 2
+  int argmax_ = 2;         // PCNN_CONV_ARGMAX: 0, 1 or 2
   bool strip_store_ = true;   // PCNN_STRIP_STORE=0 turns it off
   int dx_images_ = 8;         // PCNN_DX_IMAGES: 1..8 (unset: 8)
   int dx_rows_ = 0;           // PCNN_DX_ROWS: 1, 2, or 0 (unset)

@@ -62,7 +62,7 @@ std::vector<std::pair<std::string, cuda::ConvBackwardPlan>> backward_plans(bool 
   v.push_back({"argmax", {cuda::ConvBwdVariant::Argmax}});
   for (int ch : {32, 64, 128, 256, 512, 1024})
     v.push_back({"argmax ch" + std::to_string(ch), {cuda::ConvBwdVariant::Argmax, 0, ch}});
-  for (int th : {128, 512}) {
+  for (int th : {128, 256}) {
     cuda::ConvBackwardPlan p{cuda::ConvBwdVariant::Argmax};
     p.dw_threads = th;
     v.push_back({"argmax th" + std::to_string(th), p});
