@@ -36,25 +36,31 @@ struct LayerArgs {
 // Whole block: images n .. n + count - 1 of x into xs, each plane zero-padded to
 // (H + 2 pad) x (W + 2 pad), its rows `stride` floats apart and the planes `plane` apart. fp32
 // by cp.async (every copy of a thread in flight; copy_async_wait() before reading), 16-bit words
-// through registers, four in flight.
-__device__ __forceinline__ void stage_planes(const Conv2dShape& s, const ActIn& x, int n,
-                                             int count, int stride, int plane, float* xs) {
+// through registers, eight loads issued before their stores (LeNet-5's conv2 at 1024: about 9
+// words a thread).
+template <int Unroll, class Put>
+__device__ __forceinline__ void walk_planes(const Conv2dShape& s, int count, int stride,
+                                            int plane, float* xs, Put put) {
   const int Hp = s.H + 2 * s.pad, Wp = s.W + 2 * s.pad;
-  const size_t xn = size_t(n) * s.C * s.H * s.W;
-  const bool f32 = x.prec == Precision::F32;
-#pragma unroll 4
+#pragma unroll Unroll
   for (BoxWalk e(Hp, Wp); e.plane < count * s.C; e.next()) {
     float* dst = xs + e.plane * plane + e.row * stride + e.col;
     const int h = e.row - s.pad, wi = e.col - s.pad;
-    if (h < 0 || h >= s.H || wi < 0 || wi >= s.W) {
+    if (h < 0 || h >= s.H || wi < 0 || wi >= s.W)
       *dst = 0.f;
-      continue;
-    }
-    const size_t i = xn + (size_t(e.plane) * s.H + h) * s.W + wi;
-    if (f32)
-      copy_async(dst, static_cast<const float*>(x.p) + i);
     else
-      *dst = x.load(i);
+      put(dst, (size_t(e.plane) * s.H + h) * s.W + wi);
+  }
+}
+__device__ __forceinline__ void stage_planes(const Conv2dShape& s, const ActIn& x, int n,
+                                             int count, int stride, int plane, float* xs) {
+  const size_t xn = size_t(n) * s.C * s.H * s.W;
+  if (x.prec == Precision::F32) {
+    const float* x32 = static_cast<const float*>(x.p) + xn;
+    walk_planes<1>(s, count, stride, plane, xs,
+                   [&](float* dst, size_t i) { copy_async(dst, x32 + i); });
+  } else {
+    walk_planes<8>(s, count, stride, plane, xs, [&](float* dst, size_t i) { *dst = x.load(xn + i); });
   }
 }
 
