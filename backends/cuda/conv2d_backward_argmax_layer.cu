@@ -64,6 +64,13 @@ __device__ __forceinline__ void stage_planes(const Conv2dShape& s, const ActIn& 
   }
 }
 
+// Whole block: dst[0 .. n) = 0, by float4 where it can (dst 16-byte aligned).
+__device__ __forceinline__ void zero_floats(float* dst, int n) {
+  float4* d4 = reinterpret_cast<float4*>(dst);
+  for (int i = threadIdx.x; i < n / 4; i += blockDim.x) d4[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+  for (int i = n / 4 * 4 + threadIdx.x; i < n; i += blockDim.x) dst[i] = 0.f;
+}
+
 // Whole block: each window's item of images n .. n + count - 1, every filter, in dy's order:
 // its gradient's bits and where its conv output's inputs start in a staged plane.
 __device__ __forceinline__ void stage_items(const Conv2dShape& s, const DactSource& d, int n,
@@ -158,9 +165,13 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2)
     }
   }
   if (a.want_dx) {
-    const int units = count * a.kg;
+    const int units = count * a.kg, P2 = s.P() / d.pw, Q2 = s.Q() / d.pw;
+    // Windows D pooled rows apart touch disjoint rows of dx (a window's conv outputs and their
+    // filters span pw + F - 1 rows): such a pair is added together, both items' loads issued
+    // before either's stores, so a warp waits on shared memory once for two items.
+    const int D = (d.pw + F - 2) / d.pw + 1;
     __syncthreads();  // the staged images are read no more: the buffers take their place
-    for (int i = threadIdx.x; i < units * img_floats; i += blockDim.x) region[i] = 0.f;
+    zero_floats(region, units * img_floats);
     __syncthreads();
     for (int u = warp; u < units; u += warps) {
       const int img = u / a.kg, k0 = (u - img * a.kg) * a.kper, k1 = min(s.K, k0 + a.kper);
@@ -173,18 +184,35 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2)
           for (int q = 0; q < F; ++q)
             wr[j][q] = on[j] ? __ldg(w + k * taps + (lane + 32 * j) * F + q) : 0.f;
         const int2* it = items + (img * s.K + k) * windows;
-        for (int v = 0; v < windows; ++v) {
-          const int2 t = it[v];
-          const float g = __int_as_float(t.x);
-          if (g == 0.f) continue;  // the same in every lane
+        for (int pp = 0; pp < P2; ++pp) {
+          if ((pp / D) & 1) continue;  // added as the partner of row pp - D
+          const int2* ra = it + pp * Q2;
+          const int2* rb = pp + D < P2 ? it + (pp + D) * Q2 : nullptr;
+          for (int pq = 0; pq < Q2; ++pq) {
+            const int2 ta = ra[pq], tb = rb ? rb[pq] : make_int2(0, 0);
+            const float ga = __int_as_float(ta.x), gb = __int_as_float(tb.x);
+            if (ga == 0.f && gb == 0.f) continue;  // the same in every lane
 #pragma unroll
-          for (int j = 0; j < J; ++j) {
-            if (!on[j]) continue;
-            float* at = buf + t.y + off[j];
+            for (int j = 0; j < J; ++j) {
+              if (!on[j]) continue;
+              float* pa = buf + ta.y + off[j];
+              float* pb = buf + tb.y + off[j];
+              float va[F], vb[F];
 #pragma unroll
-            for (int q = 0; q < F; ++q) at[q] = fmaf(g, wr[j][q], at[q]);
+              for (int q = 0; q < F; ++q) va[q] = pa[q];
+              if (rb) {
+#pragma unroll
+                for (int q = 0; q < F; ++q) vb[q] = pb[q];
+              }
+#pragma unroll
+              for (int q = 0; q < F; ++q) pa[q] = fmaf(ga, wr[j][q], va[q]);
+              if (rb) {
+#pragma unroll
+                for (int q = 0; q < F; ++q) pb[q] = fmaf(gb, wr[j][q], vb[q]);
+              }
+            }
+            __syncwarp();  // the next items' lanes may read what another lane just wrote
           }
-          __syncwarp();  // the next item's lanes may read what another lane just wrote
         }
       }
     }
