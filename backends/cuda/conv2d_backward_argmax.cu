@@ -73,9 +73,7 @@ __global__ void __launch_bounds__(kMaxWarps * 32)
   float* gs = reinterpret_cast<float*>(smem + lay.g);
   int* wb = reinterpret_cast<int*>(smem + lay.wb);
   uint8_t* as = smem + lay.a;
-  // 16 words of a 16-bit image in flight a thread, not 4: LeNet-5's conv1 stages about 11 a
-  // thread (2 images, 192 threads), one round trip where 4 take three.
-  stage_padded_images<16>(s, x, n0, count, st.rows, st.stride, xs);
+  stage_padded_images(s, x, n0, count, st.rows, st.stride, xs);
   for (int w = threadIdx.x; w < windows; w += blockDim.x)
     wb[w] = (w / Q2) * pw * st.stride + (w % Q2) * pw;
   const int staged = count * s.K * windows;

@@ -36,39 +36,26 @@ struct LayerArgs {
 // Whole block: images n .. n + count - 1 of x into xs, each plane zero-padded to
 // (H + 2 pad) x (W + 2 pad), its rows `stride` floats apart and the planes `plane` apart. fp32
 // by cp.async (every copy of a thread in flight; copy_async_wait() before reading), 16-bit words
-// through registers, eight loads issued before their stores (LeNet-5's conv2 at 1024: about 9
-// words a thread).
-template <int Unroll, class Put>
-__device__ __forceinline__ void walk_planes(const Conv2dShape& s, int count, int stride,
-                                            int plane, float* xs, Put put) {
+// through registers, four in flight.
+__device__ __forceinline__ void stage_planes(const Conv2dShape& s, const ActIn& x, int n,
+                                             int count, int stride, int plane, float* xs) {
   const int Hp = s.H + 2 * s.pad, Wp = s.W + 2 * s.pad;
-#pragma unroll Unroll
+  const size_t xn = size_t(n) * s.C * s.H * s.W;
+  const bool f32 = x.prec == Precision::F32;
+#pragma unroll 4
   for (BoxWalk e(Hp, Wp); e.plane < count * s.C; e.next()) {
     float* dst = xs + e.plane * plane + e.row * stride + e.col;
     const int h = e.row - s.pad, wi = e.col - s.pad;
-    if (h < 0 || h >= s.H || wi < 0 || wi >= s.W)
+    if (h < 0 || h >= s.H || wi < 0 || wi >= s.W) {
       *dst = 0.f;
+      continue;
+    }
+    const size_t i = xn + (size_t(e.plane) * s.H + h) * s.W + wi;
+    if (f32)
+      copy_async(dst, static_cast<const float*>(x.p) + i);
     else
-      put(dst, (size_t(e.plane) * s.H + h) * s.W + wi);
+      *dst = x.load(i);
   }
-}
-__device__ __forceinline__ void stage_planes(const Conv2dShape& s, const ActIn& x, int n,
-                                             int count, int stride, int plane, float* xs) {
-  const size_t xn = size_t(n) * s.C * s.H * s.W;
-  if (x.prec == Precision::F32) {
-    const float* x32 = static_cast<const float*>(x.p) + xn;
-    walk_planes<1>(s, count, stride, plane, xs,
-                   [&](float* dst, size_t i) { copy_async(dst, x32 + i); });
-  } else {
-    walk_planes<8>(s, count, stride, plane, xs, [&](float* dst, size_t i) { *dst = x.load(xn + i); });
-  }
-}
-
-// Whole block: dst[0 .. n) = 0, by float4 where it can (dst 16-byte aligned).
-__device__ __forceinline__ void zero_floats(float* dst, int n) {
-  float4* d4 = reinterpret_cast<float4*>(dst);
-  for (int i = threadIdx.x; i < n / 4; i += blockDim.x) d4[i] = make_float4(0.f, 0.f, 0.f, 0.f);
-  for (int i = n / 4 * 4 + threadIdx.x; i < n; i += blockDim.x) dst[i] = 0.f;
 }
 
 // Whole block: each window's item of images n .. n + count - 1, every filter, in dy's order:
@@ -165,13 +152,9 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2)
     }
   }
   if (a.want_dx) {
-    const int units = count * a.kg, P2 = s.P() / d.pw, Q2 = s.Q() / d.pw;
-    // Windows D pooled rows apart touch disjoint rows of dx (a window's conv outputs and their
-    // filters span pw + F - 1 rows): such a pair is added together, both items' loads issued
-    // before either's stores, so a warp waits on shared memory once for two items.
-    const int D = (d.pw + F - 2) / d.pw + 1;
+    const int units = count * a.kg;
     __syncthreads();  // the staged images are read no more: the buffers take their place
-    zero_floats(region, units * img_floats);
+    for (int i = threadIdx.x; i < units * img_floats; i += blockDim.x) region[i] = 0.f;
     __syncthreads();
     for (int u = warp; u < units; u += warps) {
       const int img = u / a.kg, k0 = (u - img * a.kg) * a.kper, k1 = min(s.K, k0 + a.kper);
@@ -184,35 +167,18 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2)
           for (int q = 0; q < F; ++q)
             wr[j][q] = on[j] ? __ldg(w + k * taps + (lane + 32 * j) * F + q) : 0.f;
         const int2* it = items + (img * s.K + k) * windows;
-        for (int pp = 0; pp < P2; ++pp) {
-          if ((pp / D) & 1) continue;  // added as the partner of row pp - D
-          const int2* ra = it + pp * Q2;
-          const int2* rb = pp + D < P2 ? it + (pp + D) * Q2 : nullptr;
-          for (int pq = 0; pq < Q2; ++pq) {
-            const int2 ta = ra[pq], tb = rb ? rb[pq] : make_int2(0, 0);
-            const float ga = __int_as_float(ta.x), gb = __int_as_float(tb.x);
-            if (ga == 0.f && gb == 0.f) continue;  // the same in every lane
+        for (int v = 0; v < windows; ++v) {
+          const int2 t = it[v];
+          const float g = __int_as_float(t.x);
+          if (g == 0.f) continue;  // the same in every lane
 #pragma unroll
-            for (int j = 0; j < J; ++j) {
-              if (!on[j]) continue;
-              float* pa = buf + ta.y + off[j];
-              float* pb = buf + tb.y + off[j];
-              float va[F], vb[F];
+          for (int j = 0; j < J; ++j) {
+            if (!on[j]) continue;
+            float* at = buf + t.y + off[j];
 #pragma unroll
-              for (int q = 0; q < F; ++q) va[q] = pa[q];
-              if (rb) {
-#pragma unroll
-                for (int q = 0; q < F; ++q) vb[q] = pb[q];
-              }
-#pragma unroll
-              for (int q = 0; q < F; ++q) pa[q] = fmaf(ga, wr[j][q], va[q]);
-              if (rb) {
-#pragma unroll
-                for (int q = 0; q < F; ++q) pb[q] = fmaf(gb, wr[j][q], vb[q]);
-              }
-            }
-            __syncwarp();  // the next items' lanes may read what another lane just wrote
+            for (int q = 0; q < F; ++q) at[q] = fmaf(g, wr[j][q], at[q]);
           }
+          __syncwarp();  // the next item's lanes may read what another lane just wrote
         }
       }
     }

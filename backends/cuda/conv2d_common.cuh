@@ -14,9 +14,8 @@ namespace pcnn::cuda {
 
 // Whole block: images n .. n + imgs - 1 of x, zero-padded, into xs (imgs * C, Hp, Wp). fp32 by
 // cp.async (all of a thread's copies in flight; copy_async_wait() before the block reads them);
-// 16-bit words through registers, widened, Unroll16 loads issued before their stores (one memory
-// latency per Unroll16 words, not per word; 4 by default, where more would cost the Tiled
-// kernels registers).
+// 16-bit words through registers, widened, four loads issued before their stores (one memory
+// latency per four words, not per word).
 template <int Unroll, class Put>
 __device__ __forceinline__ void walk_padded_images(const Conv2dShape& s, int planes, size_t xn,
                                                    int Hp, int Wp, float* xs, Put put) {
@@ -29,7 +28,6 @@ __device__ __forceinline__ void walk_padded_images(const Conv2dShape& s, int pla
       xs[e.index] = 0.f;
   }
 }
-template <int Unroll16 = 4>
 __device__ __forceinline__ void stage_padded_images(const Conv2dShape& s, const ActIn& x, int n,
                                                     int imgs, int Hp, int Wp, float* xs) {
   const size_t xn = size_t(n) * s.C * s.H * s.W;
@@ -39,7 +37,7 @@ __device__ __forceinline__ void stage_padded_images(const Conv2dShape& s, const 
     walk_padded_images<1>(s, planes, xn, Hp, Wp, xs,
                           [&](float* dst, size_t i) { copy_async(dst, x32 + i); });
   } else {
-    walk_padded_images<Unroll16>(s, planes, xn, Hp, Wp, xs,
+    walk_padded_images<4>(s, planes, xn, Hp, Wp, xs,
                           [&](float* dst, size_t i) { *dst = x.load(i); });
   }
 }
