@@ -46,6 +46,29 @@ void run_layer_argmax(CudaContext& ctx, const ArgmaxLayerPlan& p, const Conv2dSh
                       const DactSource& d, const ActIn& x, const float* w, const ActOut& dx,
                       float* dw, float* db);
 
+// Whole block: the gradient (dy through the activation) and kept argmax of the windows o0 ..
+// o0 + count - 1 in dy's order, four of each in flight a thread (coalesced), each handed to
+// put(e, gradient, argmax) with e counted from o0.
+template <class Put>
+__device__ __forceinline__ void load_windows(const DactSource& d, size_t o0, int count, Put put) {
+  constexpr int U = 4;
+  for (int e0 = threadIdx.x; e0 < count; e0 += U * blockDim.x) {
+    float g[U];
+    int a[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int e = e0 + u * blockDim.x;
+      g[u] = e < count ? dact_of_output(d, o0 + e) : 0.f;
+      a[u] = e < count ? d.argmax[o0 + e] : 0;
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int e = e0 + u * blockDim.x;
+      if (e < count) put(e, g[u], a[u]);
+    }
+  }
+}
+
 // Chunks a first-level sum adds up: two levels, so neither last block adds a long column.
 constexpr int kArgmaxGroup = 16;
 

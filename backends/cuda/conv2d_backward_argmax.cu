@@ -76,27 +76,10 @@ __global__ void __launch_bounds__(kMaxWarps * 32)
   stage_padded_images(s, x, n0, count, st.rows, st.stride, xs);
   for (int w = threadIdx.x; w < windows; w += blockDim.x)
     wb[w] = (w / Q2) * pw * st.stride + (w % Q2) * pw;
-  const int staged = count * s.K * windows;
-  const size_t o0 = size_t(n0) * s.K * windows;
-  constexpr int U = 4;  // loads a thread has in flight (16 is a lead: notes/tuning-cuda.md)
-  for (int e0 = threadIdx.x; e0 < staged; e0 += U * blockDim.x) {
-    float g[U];
-    uint8_t a[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const int e = e0 + u * blockDim.x;
-      g[u] = e < staged ? dact_of_output(d, o0 + e) : 0.f;
-      a[u] = e < staged ? d.argmax[o0 + e] : 0;
-    }
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const int e = e0 + u * blockDim.x;
-      if (e < staged) {
-        gs[e] = g[u];
-        as[e] = a[u];
-      }
-    }
-  }
+  load_windows(d, size_t(n0) * s.K * windows, count * s.K * windows, [&](int e, float g, int a) {
+    gs[e] = g;
+    as[e] = uint8_t(a);
+  });
   copy_async_wait();
   __syncthreads();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;

@@ -63,27 +63,11 @@ __device__ __forceinline__ void stage_planes(const Conv2dShape& s, const ActIn& 
 __device__ __forceinline__ void stage_items(const Conv2dShape& s, const DactSource& d, int n,
                                             int count, int stride, int2* items) {
   const int pw = d.pw, Q2 = s.Q() / pw, windows = (s.P() / pw) * Q2;
-  const int staged = count * s.K * windows;
-  const size_t o0 = size_t(n) * s.K * windows;
-  constexpr int U = 4;  // loads a thread has in flight
-  for (int e0 = threadIdx.x; e0 < staged; e0 += U * blockDim.x) {
-    float g[U];
-    int a[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const int e = e0 + u * blockDim.x;
-      g[u] = e < staged ? dact_of_output(d, o0 + e) : 0.f;
-      a[u] = e < staged ? d.argmax[o0 + e] : 0;
-    }
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const int e = e0 + u * blockDim.x;
-      if (e >= staged) continue;
-      const int win = e % windows, pp = win / Q2, pq = win - pp * Q2;
-      const int ai = a[u] / pw, aj = a[u] - ai * pw;
-      items[e] = make_int2(__float_as_int(g[u]), (pp * pw + ai) * stride + pq * pw + aj);
-    }
-  }
+  load_windows(d, size_t(n) * s.K * windows, count * s.K * windows, [&](int e, float g, int a) {
+    const int win = e % windows, pp = win / Q2, pq = win - pp * Q2;
+    const int ai = a / pw, aj = a - ai * pw;
+    items[e] = make_int2(__float_as_int(g), (pp * pw + ai) * stride + pq * pw + aj);
+  });
 }
 
 // Block: the chunk's images, every filter. Stage the images and items; the weight gradient, a
