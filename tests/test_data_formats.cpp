@@ -131,6 +131,12 @@ TEST_CASE("images: corrupt and foreign files are refused naming the file") {
   write_bytes(j, read_bytes(j).substr(0, 200));
   PCNN_CHECK_REFUSED([&] { read_image(j); }, j, "not a readable JPEG");
   PCNN_CHECK_REFUSED([&] { read_image(scratch_path("none.png")); }, "cannot open");
+  // A chunk longer than the file (the PNG fuzzer's finding, fuzz/regressions/png/: an sPLT
+  // chunk of 1.9 GB in 120 bytes, which libpng allocated before reading).
+  std::string big = bytes.substr(0, 33);  // signature and IHDR
+  big += std::string("\x73\x73\x73\x73sPLT", 8) + std::string(40, 's');
+  write_bytes(p, big);
+  PCNN_CHECK_REFUSED([&] { read_image(p); }, p, "sPLT chunk claims 1936946035 bytes");
 }
 
 TEST_CASE("images: decoding bombs are refused before their cost (pixel limit, JPEG scans)") {
