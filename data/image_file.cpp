@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <csetjmp>
 #include <cstdio>
@@ -67,16 +68,22 @@ struct PngImage {
 // it, and the simplified API sets no cap on that (png_set_chunk_malloc_max needs the full API):
 // the PNG fuzzer's 120-byte file whose sPLT chunk claims 1.9 GB ran it out of memory. A chunk
 // cannot be longer than what is left of the file, so such a claim is refused here first.
-void check_png_chunks(const uint8_t* data, size_t size, const std::string& name) {
+void check_png_chunks(const PngImage& im, const uint8_t* data, size_t size,
+                      const std::string& name) {
   const auto be32 = [](const uint8_t* p) {
     return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | uint32_t(p[3]);
   };
   for (size_t at = 8; size - at >= 8;) {  // past the signature: length, type, data, CRC
     const uint64_t length = be32(data + at), left = size - at - 8;
-    const std::string type(reinterpret_cast<const char*>(data + at + 4), 4);
-    if (length + 4 > left)
-      throw Error("'" + name + "' is not a readable PNG image (its " + type + " chunk claims " +
-                  std::to_string(length) + " bytes, " + std::to_string(left) + " are left)");
+    std::string type(reinterpret_cast<const char*>(data + at + 4), 4);
+    if (length + 4 > left) {
+      // A chunk type is four ASCII letters; anything else (a newline, say) stays out of the line.
+      for (char& c : type)
+        if (!std::isalpha(static_cast<unsigned char>(c))) c = '?';
+      const std::string what = "its " + type + " chunk claims " + std::to_string(length) +
+                               " bytes, " + std::to_string(left) + " are left";
+      throw im.error(name, what.c_str());
+    }
     if (type == "IEND") return;
     at += 12 + length;
   }
@@ -84,7 +91,7 @@ void check_png_chunks(const uint8_t* data, size_t size, const std::string& name)
 
 Image decode_png(const uint8_t* data, size_t size, const std::string& name, int64_t max_pixels) {
   PngImage im;
-  if (size >= 8) check_png_chunks(data, size, name);
+  if (size >= 8) check_png_chunks(im, data, size, name);
   if (!png_image_begin_read_from_memory(&im.png, data, size)) throw im.error(name, "bad header");
   const int64_t w = im.png.width, h = im.png.height;
   check_size(name, w, h, max_pixels);
