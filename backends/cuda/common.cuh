@@ -65,7 +65,12 @@ struct BoxWalk {
 // The last-block step of a reduction over `blocks` blocks: counts this block as done and returns
 // true in every thread of the last one, which then sees what every block wrote before counting.
 // Every thread must call it (it holds a barrier). The last block resets the counter for the next
-// launch (graph replays).
+// launch (graph replays). The last block, whose tail (the sum of the blocks' partials) is all
+// that is left of the grid once every block has counted, lets the next kernel of the stream be
+// dispatched meanwhile (griddepcontrol.launch_dependents; the others signal by exiting): that
+// kernel's blocks still wait for this grid's end and its writes (wait_for_previous_kernel in
+// launch.cuh), so only their dispatch overlaps the tail, not their work. Compile with
+// PCNN_NO_TAIL_SIGNAL for the plain order (a same-run comparison).
 __device__ inline bool last_block_done(unsigned* counter, unsigned blocks) {
   __shared__ bool is_last;
   __threadfence();  // this thread's partials are visible before the count says the block is done
@@ -75,7 +80,12 @@ __device__ inline bool last_block_done(unsigned* counter, unsigned blocks) {
     if (is_last) *counter = 0u;
   }
   __syncthreads();
-  if (is_last) __threadfence();
+  if (is_last) {
+    __threadfence();
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !defined(PCNN_NO_TAIL_SIGNAL)
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+  }
   return is_last;
 }
 

@@ -269,13 +269,15 @@ Choice choose_mma(const Conv2dShape& s, const ConvEpilogue& epi, bool sixteen) {
   return ch;
 }
 
-// Filters per thread: as many as still leave ~16k threads (measured on the H200: LeNet conv1
-// at N=64 runs 4.9 us with 4 filters a thread, 9.2 us with 1; conv2 at N=64, where 4 would
-// leave 6.4k threads, 11.4 us with 2, 15.1 us with 4).
+// Filters per thread: 4 where that still leaves ~16k threads, else 2 where that leaves ~8k
+// (measured on the H200: LeNet conv1 at N=64 runs 4.9 us with 4 filters a thread, 9.2 us with
+// 1; conv2 at N=64, where 4 would leave 6.4k threads, 11.4 us with 2, 15.1 us with 4). Two from
+// 8k, not 16k (session 36, H100, conv lab, same run): LeNet-5's conv2 at N=64 (12.8k threads
+// with 2) 8.37 us against 9.83 with 1, and its step 1.3 us shorter.
 int pick_kpt(CudaContext&, const Conv2dShape& s, int npos) {
   for (int kpt : {4, 2}) {
     const double items = double(s.N) * ceil_div(s.K, kpt) * npos;
-    if (s.K >= kpt && items >= 16384.0) return kpt;
+    if (s.K >= kpt && items >= (kpt == 4 ? 16384.0 : 8192.0)) return kpt;
   }
   return 1;
 }

@@ -23,7 +23,8 @@ namespace pcnn::cuda {
 // waiting before it ends is what makes the order transitive: C waits on B, which could not end
 // before A had. No kernel signals its dependants early (griddepcontrol.launch_dependents at its
 // start): measured, that made LeNet-5's step 10 % slower at batch 1024, the next kernel's
-// blocks holding multiprocessors while they waited.
+// blocks holding multiprocessors while they waited. Only a reduction's last block signals, as
+// it starts the tail that is all the grid has left (common.cuh, last_block_done).
 __device__ __forceinline__ void wait_for_previous_kernel() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");
