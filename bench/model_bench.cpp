@@ -60,8 +60,7 @@ void per_layer(Backend& be, Model& model, Optimizer& opt, FixedBatch& fb, int N,
       t = u;
     };
     for (size_t i = 0; i < L; ++i) model.forward_layer(i, N, fb.x.get(), fb.training()), lap(i);
-    model.loss().forward_backward(be, N, model.logits(), fb.y.get(), model.dlogits(),
-                                  fb.metrics.get());
+    model.loss_and_gradient(N, fb.y.get(), fb.metrics.get(), opt.hyper() + kHyperLossScale);
     lap(kLoss);
     for (size_t i = L; i-- > 0;) model.backward_layer(i, N), lap(kBack + i);
     opt.step(fb.counter.get());
@@ -135,9 +134,8 @@ ModelRun bench_model(Backend& be, int threads, const ModelSpec& spec, int batch,
   Optimizer opt(be, model, bench_optimizer(cfg.optimizer, 1e-20f));
   run.forward = time_blocks(be, [&] { model.forward(batch, fb.x.get(), fb.training()); }, cfg.policy);
   run.backward = time_blocks(be, [&] {
-    model.loss().forward_backward(be, batch, model.logits(), fb.y.get(), model.dlogits(),
-                                  fb.metrics.get());
-    model.backward(batch, opt.hyper() + kHyperLossScale);
+    model.loss_and_gradient(batch, fb.y.get(), fb.metrics.get(), opt.hyper() + kHyperLossScale);
+    model.backward_layers(batch);
     opt.step(fb.counter.get());
   }, cfg.policy);
 

@@ -14,21 +14,33 @@ struct RowSoftmax {
   int argmax;     // first index of the largest logit
 };
 
-// The first index of the largest logit (the predicted class).
-PCNN_HD inline int row_argmax(const float* logits, int K) {
+// The first index of the largest logit (the predicted class). logit(k): the row's k-th logit
+// as a float (a pointer's element, or a 16-bit value widened).
+template <class Logit>
+PCNN_HD inline int row_argmax_of(const Logit& logit, int K) {
   int best = 0;
-  for (int k = 1; k < K; ++k)
-    if (logits[k] > logits[best]) best = k;
+  float top = logit(0);
+  for (int k = 1; k < K; ++k) {
+    const float v = logit(k);
+    if (v > top) best = k, top = v;
+  }
   return best;
 }
+PCNN_HD inline int row_argmax(const float* logits, int K) {
+  return row_argmax_of([logits](int k) { return logits[k]; }, K);
+}
 
-PCNN_HD inline RowSoftmax row_softmax_stats(const float* logits, int K) {
-  const int best = row_argmax(logits, K);
-  RowSoftmax r{logits[best], 0.f, best};
+template <class Logit>
+PCNN_HD inline RowSoftmax row_softmax_stats_of(const Logit& logit, int K) {
+  const int best = row_argmax_of(logit, K);
+  RowSoftmax r{logit(best), 0.f, best};
   float sum = 0.f;
-  for (int k = 0; k < K; ++k) sum += expf(logits[k] - r.max);
+  for (int k = 0; k < K; ++k) sum += expf(logit(k) - r.max);
   r.log_sum = logf(sum);
   return r;
+}
+PCNN_HD inline RowSoftmax row_softmax_stats(const float* logits, int K) {
+  return row_softmax_stats_of([logits](int k) { return logits[k]; }, K);
 }
 
 // d loss / d logit for the mean loss over N rows: (softmax - onehot) / N.

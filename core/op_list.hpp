@@ -223,6 +223,15 @@
    const uint16_t* y, const uint16_t* dy, float* scratch, float* staging, uint16_t* dx,         \
    float* dw, float* db)
 
+// The loss on 16-bit logits (N,K): the same as softmax_cross_entropy on widen(logits), with its
+// gradient stored in 16 bits, dlogits = round(grad * *scale) (scale: device memory, the loss
+// scale; 1 when nullptr; dlogits skipped if nullptr), and the widened logits in logits32 unless
+// nullptr. staging: 2 * N * K floats for the default (widen, the fp32 op, round); a backend
+// with a native kernel ignores it. One launch instead of three in a 16-bit training step.
+#define PCNN_OP_PARAMS_softmax_cross_entropy_16                                             \
+  (Precision p, int N, int K, const uint16_t* logits, const int32_t* labels,               \
+   const float* scale, float* staging, float* logits32, uint16_t* dlogits, float* metrics)
+
 // Every backend defines these.
 // clang-format off
 #define PCNN_REQUIRED_OPS(X)                                                                 \
@@ -240,7 +249,7 @@
 #define PCNN_FUSED_OPS(X)                                                                  \
   X(conv2d_fused_forward) X(conv2d_fused_backward) X(linear_forward) X(linear_backward)    \
   X(conv2d_fused_forward_16) X(conv2d_fused_backward_16) X(linear_forward_16)              \
-  X(linear_backward_16)
+  X(linear_backward_16) X(softmax_cross_entropy_16)
 
 #define PCNN_ALL_OPS(X) PCNN_REQUIRED_OPS(X) PCNN_FUSED_OPS(X)
 

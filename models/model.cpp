@@ -128,7 +128,7 @@ ActivationBytes activation_bytes(const std::vector<std::unique_ptr<Layer>>& laye
   if (precision != Precision::F32 && !layers.empty()) {
     const size_t logits = layers.back()->output_shape().size();
     b.conversion = layers.front()->input_shape().size() * bytes +
-                   (2 * logits + largest_staging) * sizeof(float);
+                   (3 * logits + largest_staging) * sizeof(float);
   }
   return b;
 }
@@ -230,7 +230,7 @@ void Model::allocate(const std::vector<float>& host, const std::vector<float>& h
     for (auto& l : layers_) l->bind_staging(staging_.get());
     input16_ = DeviceArray<uint16_t>(be_, batch * layers_.front()->input_shape().size());
     logits32_ = DeviceArray<float>(be_, batch * size_t(spec_.classes));
-    dlogits32_ = DeviceArray<float>(be_, batch * size_t(spec_.classes));
+    dlogits32_ = DeviceArray<float>(be_, 2 * batch * size_t(spec_.classes));  // + the loss's staging
   }
   out_.resize(layers_.size());
   grad_out_.resize(layers_.size());
@@ -281,7 +281,8 @@ void Model::forward_layer(size_t i, int N, const float* x, const PassContext& pa
     else
       l.forward(be_, N, static_cast<const float*>(in), static_cast<float*>(out_[i]));
   }
-  if (is16() && i + 1 == layers_.size())  // the loss reads fp32 logits
+  // An outside loss reads fp32 logits; training's loss_and_gradient widens them itself.
+  if (is16() && i + 1 == layers_.size() && !pass.training)
     be_.widen_16bit(precision_, size_t(N) * size_t(spec_.classes),
                     static_cast<const uint16_t*>(out_[i]), logits32_.get());
 }
@@ -306,11 +307,30 @@ void Model::forward(int N, const float* x, const PassContext& pass) {
   for (size_t i = 0; i < layers_.size(); ++i) forward_layer(i, N, x, pass);
 }
 
+void Model::loss_and_gradient(int N, const int32_t* labels, float* metrics,
+                              const float* loss_scale) {
+  if (!is16()) {
+    loss_.forward_backward(be_, N, static_cast<const float*>(out_.back()), labels,
+                           static_cast<float*>(grad_out_.back()), metrics);
+    return;
+  }
+  // dlogits32_ is the default's staging (2 N K floats); logits() ends up widened as after an
+  // inference forward.
+  be_.softmax_cross_entropy_16(precision_, N, spec_.classes,
+                               static_cast<const uint16_t*>(out_.back()), labels, loss_scale,
+                               dlogits32_.get(), logits32_.get(),
+                               static_cast<uint16_t*>(grad_out_.back()), metrics);
+}
+
+void Model::backward_layers(int N) {
+  for (size_t i = layers_.size(); i-- > 0;) backward_layer(i, N);
+}
+
 void Model::backward(int N, const float* loss_scale) {
   if (is16())  // the loss wrote fp32 dlogits: stored in 16 bits, scaled on the way
     be_.round_to_16bit(precision_, size_t(N) * size_t(spec_.classes), dlogits32_.get(),
                        loss_scale, static_cast<uint16_t*>(grad_out_.back()));
-  for (size_t i = layers_.size(); i-- > 0;) backward_layer(i, N);
+  backward_layers(N);
 }
 
 double Model::forward_flops(int N) const {

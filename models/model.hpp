@@ -28,16 +28,29 @@ class Model {
   Precision precision() const { return precision_; }
 
   // x (N, in) -> logits(); x must stay valid until backward. Inference unless pass says training.
+  // A 16-bit model's training forward leaves its logits in 16 bits: logits() holds them after
+  // loss_and_gradient.
   void forward(int N, const float* x, const PassContext& pass = {});
-  // From dlogits() back to every parameter gradient (overwritten). loss_scale (device memory, or
-  // nullptr for 1): what a 16-bit model multiplies dlogits by as it stores them in 16 bits, so
-  // the parameter gradients come out scaled by it (fp16's loss scale; ignored in fp32).
+  // The loss of the last forward's logits against labels, added to metrics (as
+  // SoftmaxCrossEntropy does), and its gradient where backward_layers starts. loss_scale (device
+  // memory, or nullptr for 1): what a 16-bit model multiplies the gradient by as it stores it in
+  // 16 bits, so the parameter gradients come out scaled by it (fp16's loss scale; ignored in
+  // fp32). A 16-bit model's loss reads its 16-bit logits (softmax_cross_entropy_16: one launch
+  // on a backend that fuses it, instead of widen, loss and round).
+  void loss_and_gradient(int N, const int32_t* labels, float* metrics,
+                         const float* loss_scale = nullptr);
+  // From the gradient loss_and_gradient left back to every parameter gradient (overwritten).
+  void backward_layers(int N);
+  // From dlogits() back to every parameter gradient (overwritten): a 16-bit model first stores
+  // dlogits in 16 bits, times loss_scale as above; then backward_layers.
   void backward(int N, const float* loss_scale = nullptr);
   // One layer at a time, for the bench's per-layer breakdown (forward(i) after forward(i-1)).
   void forward_layer(size_t i, int N, const float* x, const PassContext& pass = {});
   void backward_layer(size_t i, int N);
 
-  // fp32 whatever the precision: the loss reads the one and writes the other.
+  // fp32 whatever the precision: what an outside loss reads and writes (backward starts from
+  // dlogits()). A 16-bit model widens its logits at the end of an inference forward, or in
+  // loss_and_gradient after a training one.
   float* logits() const { return is16() ? logits32_.get() : static_cast<float*>(out_.back()); }
   float* dlogits() const {
     return is16() ? dlogits32_.get() : static_cast<float*>(grad_out_.back());
@@ -101,8 +114,9 @@ struct ActivationBytes {
   size_t kept = 0;       // what the layers keep themselves (Layer::kept_bytes_per_sample)
   size_t gradients = 0;  // two output-gradient buffers used in turn, each of the largest output
   size_t workspace = 0;  // one transient workspace every layer shares: the largest need
-  // 16-bit models: the rounded input, fp32 logits and their gradient, and the staging floats
-  // of the layer with the largest need (transient, like the workspace)
+  // 16-bit models: the rounded input, fp32 logits, their gradient and the loss's staging (two
+  // floats a logit), and the staging floats of the layer with the largest need (transient,
+  // like the workspace)
   size_t conversion = 0;
   size_t staging_floats = 0;  // that largest need, in floats (Model::allocate sizes it so)
   size_t total() const { return outputs + kept + gradients + workspace + conversion; }

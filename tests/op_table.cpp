@@ -980,6 +980,47 @@ void add_softmax(std::vector<OpCase>& t, int B) {
   t.push_back(c);
 }
 
+// The loss on 16-bit logits: the logits stored in the precision, the gradient rounded to it
+// (times the loss scale when one is given), the widened logits; the precision's tolerance.
+OpCase softmax_16_case(Precision prec, int N, int K, bool with_gradient, float scale, bool perf) {
+  OpParams p;
+  p.N = N; p.C = K; p.want_dx = with_gradient; p.precision = prec; p.loss_scale = scale;
+  std::string name = std::string(precision_name(prec)) + " N" + std::to_string(N) + " K" +
+                     std::to_string(K) + (with_gradient ? "" : " metrics only");
+  if (scale != 1.f) name += " scale " + std::to_string(int(scale));
+  OpCase c = make_case(Op::softmax_cross_entropy_16, name, p,
+                       prec == Precision::BF16 ? kStorageBf16 : kStorageFp16, 5.0 * N * K,
+                       2.0 * (3.0 * N * K + 2.0 * N), perf);
+  c.tensors = [](const OpParams& p, Rng& r) {
+    const DType t16 = p.precision == Precision::BF16 ? DType::BF16 : DType::F16;
+    const size_t n = size_t(p.N) * p.C;
+    std::vector<TensorSpec> v = {in("logits", uniform(r, n, -4.f, 4.f), t16),
+                                 in("labels", integers(r, size_t(p.N), p.C), DType::I32),
+                                 inout("metrics", {1.5f, 2.f}), out("logits32", n),
+                                 scratch("staging", 2 * n)};
+    if (p.want_dx) v.push_back(out("dlogits", n, t16));
+    if (p.loss_scale != 1.f) v.push_back(in("scale", {p.loss_scale}));
+    return v;
+  };
+  c.launch = [](Backend& be, const OpParams& p, const DeviceTensors& t) {
+    be.softmax_cross_entropy_16(p.precision, p.N, p.C, t.u16("logits"), t.i32("labels"),
+                                p.loss_scale != 1.f ? t.f("scale") : nullptr, t.f("staging"),
+                                t.f("logits32"), p.want_dx ? t.u16("dlogits") : nullptr,
+                                t.f("metrics"));
+  };
+  return c;
+}
+
+void add_softmax_16(std::vector<OpCase>& t, int B) {
+  for (Precision prec : {Precision::BF16, Precision::F16}) {
+    for (auto [N, K] : {std::pair{64, 10}, {1, 10}, {7, 3}, {1000, 10}})
+      for (bool with_gradient : {true, false})
+        t.push_back(softmax_16_case(prec, N, K, with_gradient, 1.f, false));
+    t.push_back(softmax_16_case(prec, 300, 10, true, 1024.f, false));  // several blocks, scaled
+    t.push_back(softmax_16_case(prec, B, 10, true, 1.f, true));
+  }
+}
+
 // ---- data pipeline -----------------------------------------------------------------------------
 
 DeviceDataset dataset(const OpParams& p, const DeviceTensors& t) {
@@ -1926,6 +1967,7 @@ std::vector<OpCase> op_table(int perf_batch) {
   add_batchnorm(t, perf_batch);
   add_activation(t, perf_batch);
   add_softmax(t, perf_batch);
+  add_softmax_16(t, perf_batch);
   add_check_step(t, perf_batch);
   add_optimizers(t, perf_batch);
   add_gather(t, perf_batch);

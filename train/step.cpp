@@ -24,11 +24,12 @@ void Trainer::run_local_step(Replica& r, bool with_update) {
                        r.x.get());
   }
   r.model.forward(N, r.x.get(), PassContext{true, r.data_counter.get(), cfg_.seed});
-  // loss: softmax cross-entropy and its gradient; adds loss and correct count to the step's
-  // slots of r.metrics, which check_step moves to the epoch's if the step is finite
-  r.model.loss().forward_backward(r.be, N, r.model.logits(), r.labels.get(), r.model.dlogits(),
-                                  r.metrics.get() + kMetricStepLoss);
-  r.model.backward(N, r.optimizer.hyper() + kHyperLossScale);
+  // loss: softmax cross-entropy and its gradient (16-bit models: stored in 16 bits, times the
+  // loss scale); adds loss and correct count to the step's slots of r.metrics, which
+  // check_step moves to the epoch's if the step is finite
+  r.model.loss_and_gradient(N, r.labels.get(), r.metrics.get() + kMetricStepLoss,
+                            r.optimizer.hyper() + kHyperLossScale);
+  r.model.backward_layers(N);
   // check and update before the counter moves: Adam's t and the faulty step's number are read
   // from it when R == 1
   if (with_update) update(r);

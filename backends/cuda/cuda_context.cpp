@@ -77,6 +77,7 @@ CudaContext::CudaContext(int device) : device_(device) {
     read_digit("PCNN_GEMM_VEC", 0, 2, vec_tiles_);
     read_digit("PCNN_CONV_STRIP", 0, 2, strip_);
     read_digit("PCNN_CONV_ARGMAX", 0, 2, argmax_);
+    read_digit("PCNN_LOSS16", 0, 1, loss16_);
     const char* store = std::getenv("PCNN_STRIP_STORE");
     strip_store_ = !(store && std::string(store) == "0");
     read_digit("PCNN_DX_ROWS", 1, 2, dx_rows_);

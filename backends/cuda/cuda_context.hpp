@@ -66,6 +66,9 @@ class CudaContext {
   // Tiled kernels stay tested on those layers).
   bool argmax_dw() const { return argmax_ >= 1; }
   bool argmax_layers() const { return argmax_ >= 2; }
+  // Whether a 16-bit model's loss is one launch (loss.cu softmax_cross_entropy_16) or, under
+  // PCNN_LOSS16=0, the default's three (a measuring aid).
+  bool loss16() const { return loss16_ != 0; }
   // Whether the strip forward hands its pooled outputs out a warp at a time where it can
   // (conv2d_forward_strip.cuh strip_can_coalesce): yes unless PCNN_STRIP_STORE=0 (a measuring
   // aid; step lab, H100, session 32: LeNet-5 fp32 at 1024 321 -> 311 us a step with them).
@@ -164,6 +167,7 @@ class CudaContext {
   int vec_tiles_ = 2;  // PCNN_GEMM_VEC: 0, 1 or 2 (unset)
   int strip_ = 1;          // PCNN_CONV_STRIP: 0, 1 or 2
   int argmax_ = 2;         // PCNN_CONV_ARGMAX: 0, 1 or 2
+  int loss16_ = 1;         // PCNN_LOSS16: 0 or 1
   bool strip_store_ = true;   // PCNN_STRIP_STORE=0 turns it off
   int dx_images_ = 8;         // PCNN_DX_IMAGES: 1..8 (unset: 8)
   int dx_rows_ = 0;           // PCNN_DX_ROWS: 1, 2, or 0 (unset)
