@@ -62,8 +62,8 @@ void Backend::softmax_cross_entropy_16(Precision p, int N, int K, const uint16_t
                                        const int32_t* labels, const float* scale, float* staging,
                                        float* logits32, uint16_t* dlogits, float* metrics) {
   const size_t n = size_t(N) * K;
-  float* wide = logits32 ? logits32 : staging;
-  float* grad32 = staging + n;
+  float* grad32 = staging;
+  float* wide = logits32 ? logits32 : staging + n;
   widen_16bit(p, n, logits, wide);
   softmax_cross_entropy(N, K, wide, labels, dlogits ? grad32 : nullptr, metrics);
   if (dlogits) round_to_16bit(p, n, grad32, scale, dlogits);

@@ -226,8 +226,9 @@
 // The loss on 16-bit logits (N,K): the same as softmax_cross_entropy on widen(logits), with its
 // gradient stored in 16 bits, dlogits = round(grad * *scale) (scale: device memory, the loss
 // scale; 1 when nullptr; dlogits skipped if nullptr), and the widened logits in logits32 unless
-// nullptr. staging: 2 * N * K floats for the default (widen, the fp32 op, round); a backend
-// with a native kernel ignores it. One launch instead of three in a 16-bit training step.
+// nullptr. staging: N * K floats for the default (widen, the fp32 op, round: its fp32 gradient),
+// 2 * N * K when logits32 is nullptr (the widened logits too); a backend with a native kernel
+// ignores it. One launch instead of three in a 16-bit training step.
 #define PCNN_OP_PARAMS_softmax_cross_entropy_16                                             \
   (Precision p, int N, int K, const uint16_t* logits, const int32_t* labels,               \
    const float* scale, float* staging, float* logits32, uint16_t* dlogits, float* metrics)

@@ -128,7 +128,7 @@ ActivationBytes activation_bytes(const std::vector<std::unique_ptr<Layer>>& laye
   if (precision != Precision::F32 && !layers.empty()) {
     const size_t logits = layers.back()->output_shape().size();
     b.conversion = layers.front()->input_shape().size() * bytes +
-                   (3 * logits + largest_staging) * sizeof(float);
+                   (2 * logits + largest_staging) * sizeof(float);
   }
   return b;
 }
@@ -230,7 +230,7 @@ void Model::allocate(const std::vector<float>& host, const std::vector<float>& h
     for (auto& l : layers_) l->bind_staging(staging_.get());
     input16_ = DeviceArray<uint16_t>(be_, batch * layers_.front()->input_shape().size());
     logits32_ = DeviceArray<float>(be_, batch * size_t(spec_.classes));
-    dlogits32_ = DeviceArray<float>(be_, 2 * batch * size_t(spec_.classes));  // + the loss's staging
+    dlogits32_ = DeviceArray<float>(be_, batch * size_t(spec_.classes));
   }
   out_.resize(layers_.size());
   grad_out_.resize(layers_.size());
@@ -314,8 +314,8 @@ void Model::loss_and_gradient(int N, const int32_t* labels, float* metrics,
                            static_cast<float*>(grad_out_.back()), metrics);
     return;
   }
-  // dlogits32_ is the default's staging (2 N K floats); logits() ends up widened as after an
-  // inference forward.
+  // dlogits32_ is the default's staging (N K floats, as logits32_ is given); logits() ends up
+  // widened as after an inference forward.
   be_.softmax_cross_entropy_16(precision_, N, spec_.classes,
                                static_cast<const uint16_t*>(out_.back()), labels, loss_scale,
                                dlogits32_.get(), logits32_.get(),

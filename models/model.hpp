@@ -114,9 +114,8 @@ struct ActivationBytes {
   size_t kept = 0;       // what the layers keep themselves (Layer::kept_bytes_per_sample)
   size_t gradients = 0;  // two output-gradient buffers used in turn, each of the largest output
   size_t workspace = 0;  // one transient workspace every layer shares: the largest need
-  // 16-bit models: the rounded input, fp32 logits, their gradient and the loss's staging (two
-  // floats a logit), and the staging floats of the layer with the largest need (transient,
-  // like the workspace)
+  // 16-bit models: the rounded input, fp32 logits and their gradient (the loss's staging), and
+  // the staging floats of the layer with the largest need (transient, like the workspace)
   size_t conversion = 0;
   size_t staging_floats = 0;  // that largest need, in floats (Model::allocate sizes it so)
   size_t total() const { return outputs + kept + gradients + workspace + conversion; }
