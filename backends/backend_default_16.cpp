@@ -16,25 +16,37 @@ Backend::Widened16 Backend::widen_for_backward_16(Precision p, size_t nx, size_t
 }
 
 void Backend::conv2d_fused_forward_16(Precision p, const Conv2dShape& s, const ConvEpilogue& epi,
-                                      const uint16_t* x, const float* w, const float* b,
-                                      const ConvKept& kept, float* scratch, float* staging,
-                                      uint16_t* y) {
+                                      const uint16_t* x, const float* x32, const float* w,
+                                      const float* b, const ConvKept& kept, float* scratch,
+                                      float* staging, uint16_t* y) {
   const size_t nx = s.x_size(), ny = fused_output_size(s, epi);
-  float* x32 = staging;
-  float* y32 = x32 + nx;
-  widen_16bit(p, nx, x, x32);
+  float* y32 = staging + nx;
+  if (!x32) {
+    widen_16bit(p, nx, x, staging);
+    x32 = staging;
+  }
   conv2d_fused_forward(s, epi, x32, w, b, kept, scratch, y32);
   round_to_16bit(p, ny, y32, nullptr, y);
 }
 
 void Backend::conv2d_fused_backward_16(Precision p, const Conv2dShape& s, const ConvEpilogue& epi,
-                                       const uint16_t* x, const float* w, const ConvKept& kept,
-                                       const uint16_t* y, const uint16_t* dy, float* scratch,
-                                       float* staging, uint16_t* dx, float* dw, float* db) {
-  const size_t nx = s.x_size();
-  const Widened16 v = widen_for_backward_16(p, nx, fused_output_size(s, epi), x, y, dy, staging);
-  conv2d_fused_backward(s, epi, v.x, w, kept, v.y, v.dy, scratch, dx ? v.dx : nullptr, dw, db);
-  if (dx) round_to_16bit(p, nx, v.dx, nullptr, dx);
+                                       const uint16_t* x, const float* x32, const float* w,
+                                       const ConvKept& kept, const uint16_t* y,
+                                       const uint16_t* dy, float* scratch, float* staging,
+                                       uint16_t* dx, float* dw, float* db) {
+  const size_t nx = s.x_size(), ny = fused_output_size(s, epi);
+  // The staging's usual places (widen_for_backward_16); an fp32 input is read as given.
+  float* const y32 = staging + nx;
+  float* const dy32 = y32 + ny;
+  float* const dx32 = dy32 + ny;
+  if (!x32) {
+    widen_16bit(p, nx, x, staging);
+    x32 = staging;
+  }
+  widen_16bit(p, ny, y, y32);
+  widen_16bit(p, ny, dy, dy32);
+  conv2d_fused_backward(s, epi, x32, w, kept, y32, dy32, scratch, dx ? dx32 : nullptr, dw, db);
+  if (dx) round_to_16bit(p, nx, dx32, nullptr, dx);
 }
 
 void Backend::linear_forward_16(Precision p, int N, int in, int out, Activation act,

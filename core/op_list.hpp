@@ -206,15 +206,18 @@
 // defaults, which widen into it and run the fp32 op: x_size + y_size forward, twice that
 // backward (y: the fused, pooled output); a backend with native 16-bit kernels ignores it.
 // Such a kernel may also round w to the same precision for its products (tensor cores take
-// 16-bit operands; the sums stay fp32): the op table's 16-bit tolerances allow for that.
+// 16-bit operands; the sums stay fp32): the op table's 16-bit tolerances allow for that. The
+// convolutions take their input either in 16 bits (x) or in fp32 (x32, x then nullptr): a
+// model's first layer reads the data as given, with no rounding launch before it and fp32
+// loads in its kernels; y, dy and dx are 16-bit either way.
 #define PCNN_OP_PARAMS_conv2d_fused_forward_16                                                \
   (Precision p, const Conv2dShape& s, const ConvEpilogue& epi, const uint16_t* x,              \
-   const float* w, const float* b, const ConvKept& kept, float* scratch, float* staging,       \
-   uint16_t* y)
+   const float* x32, const float* w, const float* b, const ConvKept& kept, float* scratch,     \
+   float* staging, uint16_t* y)
 #define PCNN_OP_PARAMS_conv2d_fused_backward_16                                               \
   (Precision p, const Conv2dShape& s, const ConvEpilogue& epi, const uint16_t* x,              \
-   const float* w, const ConvKept& kept, const uint16_t* y, const uint16_t* dy, float* scratch, \
-   float* staging, uint16_t* dx, float* dw, float* db)
+   const float* x32, const float* w, const ConvKept& kept, const uint16_t* y,                 \
+   const uint16_t* dy, float* scratch, float* staging, uint16_t* dx, float* dw, float* db)
 #define PCNN_OP_PARAMS_linear_forward_16                                                      \
   (Precision p, int N, int in, int out, Activation act, const uint16_t* x, const float* w,     \
    const float* b, float* staging, uint16_t* y)

@@ -73,14 +73,25 @@ void Conv2D::backward(Backend& be, int N, const float* x, const float* y, const 
 }
 
 void Conv2D::forward16(Backend& be, int N, Precision p, const uint16_t* x, uint16_t* y) {
-  be.conv2d_fused_forward_16(p, shape(N), p_.epilogue, x, w_, b_, kept_view_, workspace_,
-                             staging_, y);
+  be.conv2d_fused_forward_16(p, shape(N), p_.epilogue, x, nullptr, w_, b_, kept_view_,
+                             workspace_, staging_, y);
 }
 
 void Conv2D::backward16(Backend& be, int N, Precision p, const uint16_t* x, const uint16_t* y,
                         const uint16_t* dy, uint16_t* dx) {
-  be.conv2d_fused_backward_16(p, shape(N), p_.epilogue, x, w_, kept_view_, y, dy, workspace_,
-                              staging_, dx, dw_, db_);
+  be.conv2d_fused_backward_16(p, shape(N), p_.epilogue, x, nullptr, w_, kept_view_, y, dy,
+                              workspace_, staging_, dx, dw_, db_);
+}
+
+void Conv2D::forward16_fp32_input(Backend& be, int N, Precision p, const float* x, uint16_t* y) {
+  be.conv2d_fused_forward_16(p, shape(N), p_.epilogue, nullptr, x, w_, b_, kept_view_,
+                             workspace_, staging_, y);
+}
+
+void Conv2D::backward16_fp32_input(Backend& be, int N, Precision p, const float* x,
+                                   const uint16_t* y, const uint16_t* dy) {
+  be.conv2d_fused_backward_16(p, shape(N), p_.epilogue, nullptr, x, w_, kept_view_, y, dy,
+                              workspace_, staging_, nullptr, dw_, db_);
 }
 
 }  // namespace pcnn

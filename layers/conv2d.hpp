@@ -22,6 +22,11 @@ class Conv2D : public WeightedLayer {
   size_t workspace_floats_per_sample() const override;
   PCNN_LAYER_PASSES
   PCNN_LAYER_PASSES_16
+  bool reads_fp32_input16() const override { return true; }
+  void forward16_fp32_input(Backend& be, int N, Precision p, const float* x,
+                            uint16_t* y) override;
+  void backward16_fp32_input(Backend& be, int N, Precision p, const float* x, const uint16_t* y,
+                             const uint16_t* dy) override;
   size_t staging_floats_per_sample(const Staging16& st) const override {
     return st.conv ? Layer::staging_floats_per_sample(st) : 0;
   }

@@ -98,6 +98,13 @@ class Layer {
   virtual void forward16(Backend& be, int N, Precision p, const uint16_t* x, uint16_t* y);
   virtual void backward16(Backend& be, int N, Precision p, const uint16_t* x, const uint16_t* y,
                           const uint16_t* dy, uint16_t* dx);
+  // A 16-bit model's first layer may read the model's fp32 input as given (no rounding launch
+  // before it; its kernels read fp32): a layer that can says so here and takes the two passes
+  // below, which compute no dx (a first layer has none to give). The defaults are never called.
+  virtual bool reads_fp32_input16() const { return false; }
+  virtual void forward16_fp32_input(Backend& be, int N, Precision p, const float* x, uint16_t* y);
+  virtual void backward16_fp32_input(Backend& be, int N, Precision p, const float* x,
+                                     const uint16_t* y, const uint16_t* dy);
   // Floats per sample those defaults stage (x, y, dy and dx widened); 0 for a view, and for a
   // layer whose 16-bit op the backend runs without staging (`st`: Backend::stages_16bit).
   virtual size_t staging_floats_per_sample(const Staging16& st) const {

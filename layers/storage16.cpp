@@ -25,4 +25,15 @@ void Layer::backward16(Backend& be, int N, Precision p, const uint16_t* x, const
   if (dx) be.round_to_16bit(p, nx, v.dx, nullptr, dx);
 }
 
+void Layer::forward16_fp32_input(Backend& be, int N, Precision p, const float* x, uint16_t* y) {
+  (void)be, (void)N, (void)p, (void)x, (void)y;
+  PCNN_CHECK(false, "'" << describe() << "' does not read an fp32 input in a 16-bit model");
+}
+
+void Layer::backward16_fp32_input(Backend& be, int N, Precision p, const float* x,
+                                  const uint16_t* y, const uint16_t* dy) {
+  (void)be, (void)N, (void)p, (void)x, (void)y, (void)dy;
+  PCNN_CHECK(false, "'" << describe() << "' does not read an fp32 input in a 16-bit model");
+}
+
 }  // namespace pcnn

@@ -92,8 +92,10 @@ class Model {
   DeviceArray<float> workspace_;               // Layer::bind_workspace
   std::vector<void*> out_, grad_out_;          // per layer (views alias their input)
   const void* input_ = nullptr;
-  // 16-bit models only: the input rounded, the logits widened and their gradient, and the
-  // layers' staging floats (Layer::bind_staging).
+  // 16-bit models only: the input rounded (unless the first layer reads it as given:
+  // first_reads_fp32), the logits widened and their gradient, and the layers' staging floats
+  // (Layer::bind_staging).
+  bool input_fp32_ = false;
   DeviceArray<uint16_t> input16_;
   DeviceArray<float> logits32_, dlogits32_, staging_;
 };
@@ -114,8 +116,9 @@ struct ActivationBytes {
   size_t kept = 0;       // what the layers keep themselves (Layer::kept_bytes_per_sample)
   size_t gradients = 0;  // two output-gradient buffers used in turn, each of the largest output
   size_t workspace = 0;  // one transient workspace every layer shares: the largest need
-  // 16-bit models: the rounded input, fp32 logits and their gradient (the loss's staging), and
-  // the staging floats of the layer with the largest need (transient, like the workspace)
+  // 16-bit models: the rounded input (none where the first layer reads the fp32 input as
+  // given: first_reads_fp32), fp32 logits and their gradient (the loss's staging), and the
+  // staging floats of the layer with the largest need (transient, like the workspace)
   size_t conversion = 0;
   size_t staging_floats = 0;  // that largest need, in floats (Model::allocate sizes it so)
   size_t total() const { return outputs + kept + gradients + workspace + conversion; }
@@ -126,6 +129,10 @@ struct ActivationBytes {
 ActivationBytes activation_bytes(const std::vector<std::unique_ptr<Layer>>& layers,
                                  Precision precision = Precision::F32,
                                  const Staging16& staging = {});
+
+// Whether a 16-bit model of these layers feeds its fp32 input to the first layer as given
+// (Layer::reads_fp32_input16), with no rounded copy of it.
+bool first_reads_fp32(const std::vector<std::unique_ptr<Layer>>& layers);
 
 // One layer's own share of that: its output and what it keeps (not the shared buffers).
 size_t layer_activation_bytes(const Layer& layer, Precision precision = Precision::F32);

@@ -39,13 +39,13 @@ contains "$tmp/lenet5" "batch of 64: 53,314,560 FLOPs forward, 159,943,680 forwa
 contains "$tmp/lenet5" "batch of 64: 2,365,440 bytes of activations (2.3 MiB), 493,648 bytes of parameters and their gradients"
 
 # In bf16: conv1's output in 2 bytes (2,352) beside its argmax bytes, the gradient buffers
-# halved, and the transient conversions (input 784 * 2, logits and their gradient 80, the fp32
-# copies of conv1's input and output twice, 15,680).
+# halved, and the transient conversions (logits and their gradient 80, the fp32 copies of
+# conv1's input and output twice, 15,680; no rounded input: conv1 reads it in fp32).
 show "$tmp/lenet5_bf16" lenet5 --precision bf16
 contains "$tmp/lenet5_bf16" "  0-2    conv 5x5 x6 pad 2 +relu +maxpool 2  6x14x14         156      235,200                   3,528"
 contains "$tmp/lenet5_bf16" "         output gradients (2 buffers)                                                           4,704"
-contains "$tmp/lenet5_bf16" "         16-bit conversions (transient)                                                        17,328"
-contains "$tmp/lenet5_bf16" "46,004 bytes of activations (bf16)"
+contains "$tmp/lenet5_bf16" "         16-bit conversions (transient)                                                        15,760"
+contains "$tmp/lenet5_bf16" "44,436 bytes of activations (bf16)"
 
 # A built-in name and its file: one description, one table.
 for m in lenet5 simard2003 mlp; do

@@ -1549,13 +1549,15 @@ Launch launch_16(Op op, Form16 form) {
     case Op::conv2d_fused_forward_16:
       return [composed, unstaged](Backend& be, const OpParams& p, const DeviceTensors& t) {
         float* const staging = unstaged ? nullptr : t.f("staging");
-        PCNN_CALL_16(conv2d_fused_forward_16, p.precision, p.conv, p.epi, t.u16("x"), t.f("w"),
+        PCNN_CALL_16(conv2d_fused_forward_16, p.precision, p.conv, p.epi,
+                     p.x32 ? nullptr : t.u16("x"), p.x32 ? t.f("x") : nullptr, t.f("w"),
                      t.f("b"), kept_of(p, t), t.f("scratch"), staging, t.u16("y"));
       };
     case Op::conv2d_fused_backward_16:
       return [composed, unstaged](Backend& be, const OpParams& p, const DeviceTensors& t) {
         float* const staging = unstaged ? nullptr : t.f("staging");
-        PCNN_CALL_16(conv2d_fused_backward_16, p.precision, p.conv, p.epi, t.u16("x"), t.f("w"),
+        PCNN_CALL_16(conv2d_fused_backward_16, p.precision, p.conv, p.epi,
+                     p.x32 ? nullptr : t.u16("x"), p.x32 ? t.f("x") : nullptr, t.f("w"),
                      kept_of(p, t), t.u16("y"), t.u16("dy"), t.f("scratch"), staging,
                      p.want_dx ? t.u16("dx") : nullptr, t.f("dw"), t.f("db"));
       };
@@ -1580,8 +1582,9 @@ Launch launch_16(Op op, Form16 form) {
 
 // An fp32 fused case as its 16-bit form: x, y, dy and dx stored in precision p (inputs drawn as
 // before, then rounded to it), the staging floats the defaults widen into, no gradient check
-// (finite differences of 16-bit values say nothing), the precision's tolerance.
-OpCase sixteen_bit(OpCase c, Precision prec) {
+// (finite differences of 16-bit values say nothing), the precision's tolerance. x32: a
+// convolution's x stays fp32, as a model's first layer reads it.
+OpCase sixteen_bit(OpCase c, Precision prec, bool x32 = false) {
   static const std::pair<Op, Op> kForms[] = {
       {Op::conv2d_fused_forward, Op::conv2d_fused_forward_16},
       {Op::conv2d_fused_backward, Op::conv2d_fused_backward_16},
@@ -1591,8 +1594,9 @@ OpCase sixteen_bit(OpCase c, Precision prec) {
                                  [&](const auto& f) { return f.first == c.op; });
   PCNN_CHECK(form != std::end(kForms), "no 16-bit form of " << op_name(c.op));
   c.op = form->second;
-  c.name = std::string(precision_name(prec)) + " " + c.name;
+  c.name = std::string(precision_name(prec)) + (x32 ? " (fp32 x) " : " ") + c.name;
   c.p.precision = prec;
+  c.p.x32 = x32;
   c.tol = prec == Precision::BF16 ? kStorageBf16 : kStorageFp16;
   c.grad.reset();
   const bool backward = c.op == Op::conv2d_fused_backward_16 || c.op == Op::linear_backward_16;
@@ -1601,8 +1605,9 @@ OpCase sixteen_bit(OpCase c, Precision prec) {
     size_t staged = 0;  // x and y, as the contract sizes the staging
     for (TensorSpec& t : v) {
       if (t.name != "x" && t.name != "y" && t.name != "dy" && t.name != "dx") continue;
-      t.type = prec == Precision::BF16 ? DType::BF16 : DType::F16;
       if (t.name == "x" || t.name == "y") staged += t.size;
+      if (t.name == "x" && p.x32) continue;
+      t.type = prec == Precision::BF16 ? DType::BF16 : DType::F16;
     }
     v.push_back(scratch("staging", backward ? 2 * staged : staged));
     return v;
@@ -1636,7 +1641,17 @@ void add_fused_16(std::vector<OpCase>& t, int B) {
     for (const Layer& l : model_conv_layers(B)) {
       t.push_back(sixteen_bit(fused_forward(l.name, l.s, l.epi, true), prec));
       t.push_back(sixteen_bit(fused_backward(l.name, l.s, l.epi, l.s.C > 1, true), prec));
+      if (l.s.C > 1) continue;
+      // A first layer as a 16-bit model runs it: its fp32 input read as given, no dx.
+      t.push_back(sixteen_bit(fused_forward(l.name, l.s, l.epi, true), prec, true));
+      t.push_back(sixteen_bit(fused_backward(l.name, l.s, l.epi, false, true), prec, true));
     }
+    // An RGB first layer at a batch where the tensor-core kernels take 16-bit inputs: with an
+    // fp32 x the backend must run another kernel (or the composed default).
+    const Conv2dShape rgb = conv_shape(256, 3, 16, 16, 8, 5, 5, 1, 2);
+    const ConvEpilogue relu_max = epilogue(Activation::ReLU, PoolKind::Max);
+    t.push_back(sixteen_bit(fused_forward("rgb first", rgb, relu_max, false), prec, true));
+    t.push_back(sixteen_bit(fused_backward("rgb first", rgb, relu_max, false, false), prec, true));
     for (const Dense& d : model_dense_layers(B)) {
       t.push_back(sixteen_bit(linear_forward(d, true), prec));
       t.push_back(sixteen_bit(linear_backward(d, d.name != "mlp fc1", true, true), prec));

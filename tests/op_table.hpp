@@ -175,6 +175,7 @@ struct OpParams {
   DropoutArgs dropout;                // dropout_*
   AugmentArgs augment;                // augment_batch
   Precision precision = Precision::BF16;  // round_to_16bit, widen_16bit
+  bool x32 = false;  // conv2d_fused_*_16: x in fp32 (a model's first layer reads its input so)
   float loss_scale = 1.f;             // round_to_16bit's scale (1: nullptr); optimizers'
                                       // GradUnscale is its inverse
 };

@@ -177,9 +177,11 @@ TEST_CASE("a 16-bit model keeps its layer outputs and gradients in half the byte
 TEST_CASE("16-bit staging: only the layers whose op the backend stages for count it") {
   const ModelSpec spec = load_model_spec("lenet5");
   const auto layers = build_layers(fuse(spec));
-  const size_t logits = 10, input = 28 * 28;
+  const size_t logits = 10;
+  REQUIRE(first_reads_fp32(layers));
   const auto staging_bytes = [&](const Staging16& st) {
-    return activation_bytes(layers, Precision::BF16, st).conversion - input * 2 -
+    // No rounded input: conv1 reads the fp32 input as given (first_reads_fp32).
+    return activation_bytes(layers, Precision::BF16, st).conversion -
            2 * logits * sizeof(float);  // fp32 logits and their gradient (the loss's staging)
   };
   // The composed defaults: conv1's x (784), y (6x14x14) and their gradients, widened.
@@ -192,7 +194,30 @@ TEST_CASE("16-bit staging: only the layers whose op the backend stages for count
         activation_bytes_per_image(spec, true, Precision::BF16));
 }
 
-TEST_CASE("bf16 and fp16 models on serial: logits and gradients near fp32's, the input rounded") {
+TEST_CASE("a 16-bit model's first convolution reads the fp32 input; a dense one gets it rounded") {
+  SerialBackend be;
+  const int N = 4;
+  Rng rng(5);
+  std::vector<float> x(size_t(N) * 28 * 28), rounded(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = float(rng.uniform() * 4 - 2);
+    rounded[i] = bf16_to_float(float_to_bf16(x[i]));
+  }
+  const auto logits = [&](const ModelSpec& spec, const std::vector<float>& in) {
+    Model m(be, spec, N, 7, true, Precision::BF16);
+    m.forward(N, in.data());
+    return std::vector<float>(m.logits(), m.logits() + N * 10);
+  };
+  // Inputs that bf16 cannot hold: conv1 sees them as they are, so rounding them first changes
+  // the logits; the mlp's first layer (a view, then a dense layer) sees them rounded either way.
+  const ModelSpec lenet = builtin_model("lenet5"), mlp = builtin_model("mlp");
+  CHECK(first_reads_fp32(build_layers(fuse(lenet))));
+  CHECK_FALSE(first_reads_fp32(build_layers(fuse(mlp))));
+  CHECK(logits(lenet, x) != logits(lenet, rounded));
+  CHECK(logits(mlp, x) == logits(mlp, rounded));
+}
+
+TEST_CASE("bf16 and fp16 models on serial: logits and gradients near fp32's") {
   SerialBackend be;
   const ModelSpec spec = small_net();
   const int N = 8;

@@ -104,22 +104,24 @@ void conv2d_fused_backward(CudaBackend& be, const Conv2dShape& s, const ConvEpil
                            const ConvBackwardPlan& plan = {});
 
 // The same two on 16-bit x, y, dy and dx (p: BF16 or F16; act_io.cuh), the same kernels and
-// sums, so the bits of the composed default (widen, the fp32 op, round). Only where the
-// *_native_16 test says the plan's kernels read and write those tensors themselves (the
-// Tiled, Ring, Split and Direct kernels with any pooling fused); the backend runs the composed
-// default elsewhere.
+// sums, so the bits of the composed default (widen, the fp32 op, round); or with an fp32 input
+// (x32, x then nullptr; x16 false), as a model's first layer reads the data (core/op_list.hpp).
+// Only where the *_native_16 test says the plan's kernels read and write those tensors
+// themselves (the Tiled, Ring, Split and Direct kernels with any pooling fused; the tensor-core
+// ones only with x in 16 bits); the backend runs the composed default elsewhere.
 bool conv2d_forward_native_16(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
-                              const ConvForwardPlan& plan);
+                              bool x16, const ConvForwardPlan& plan);
 void conv2d_fused_forward_16(CudaBackend& be, Precision p, const Conv2dShape& s,
-                             const ConvEpilogue& epi, const uint16_t* x, const float* w,
-                             const float* b, const ConvKept& kept, uint16_t* y,
+                             const ConvEpilogue& epi, const uint16_t* x, const float* x32,
+                             const float* w, const float* b, const ConvKept& kept, uint16_t* y,
                              const ConvForwardPlan& plan = {});
 bool conv2d_backward_native_16(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
-                               bool want_dw, bool want_dx, const ConvBackwardPlan& plan);
+                               bool want_dw, bool want_dx, bool x16,
+                               const ConvBackwardPlan& plan);
 void conv2d_fused_backward_16(CudaBackend& be, Precision p, const Conv2dShape& s,
-                              const ConvEpilogue& epi, const uint16_t* x, const float* w,
-                              const ConvKept& kept, const uint16_t* y, const uint16_t* dy,
-                              uint16_t* dx, float* dw, float* db,
+                              const ConvEpilogue& epi, const uint16_t* x, const float* x32,
+                              const float* w, const ConvKept& kept, const uint16_t* y,
+                              const uint16_t* dy, uint16_t* dx, float* dw, float* db,
                               const ConvBackwardPlan& plan = {});
 
 // Whether a variant can run this case in one launch (the lab skips the others).

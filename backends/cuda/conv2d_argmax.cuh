@@ -19,6 +19,7 @@ struct ArgmaxDwPlan {
   bool ok = false;
   int taps = 0;  // the filter's side: 3 or 5 (the kernels compiled)
   int warps = 1, imgs = 1, chunks = 1;
+  int group = 16;  // chunks a first-level sum adds (sum_chunk_rows; CudaContext::argmax_group)
 };
 // chunks: 0 for the rule's (about four blocks a multiprocessor).
 ArgmaxDwPlan plan_dw_argmax(const CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
@@ -35,6 +36,7 @@ struct ArgmaxLayerPlan {
   bool ok = false, want_dw = false, want_dx = false;
   int taps = 0, rounds = 1;  // filter side (3 or 5); (channel, filter row) pairs / 32, rounded up
   int warps = 8, imgs = 1, kg = 1, kper = 1, chunks = 1;
+  int group = 16;  // as ArgmaxDwPlan's
   int stride = 0, plane = 0;
   long long items_at = 0, bytes = 0;  // shared memory: where the items start, and in all
 };
@@ -69,8 +71,8 @@ __device__ __forceinline__ void load_windows(const DactSource& d, size_t o0, int
   }
 }
 
-// Chunks a first-level sum adds up: two levels, so neither last block adds a long column.
-constexpr int kArgmaxGroup = 16;
+// The counters sum_chunk_rows uses: one a group of `group` chunks, and one for the groups.
+inline int argmax_counters(int chunks, int group) { return (chunks + group - 1) / group + 1; }
 
 // The sums of `count` rows `pitch` floats apart (pitch a multiple of 4, rows 16-byte aligned), a
 // float4 column a thread at a time, rows in order, eight loads in flight: put(c, sums of floats
@@ -101,16 +103,17 @@ __device__ inline void sum_rows4(const float* rows, int count, int pitch, Put pu
 }
 
 // The chunks' rows of nv floats at `partial` (chunk c at c * pitch), added in a fixed order, so a
-// run's bits repeat: the last block of each group of kArgmaxGroup chunks adds its group's rows
-// into a row after the chunks' (one a group), and the last of those the groups' rows, handing
-// each sum to put(v, sum). Every thread of every block calls it; counters: groups + 1. Vec4:
+// run's bits repeat: the last block of each group of `group` chunks adds its group's rows into a
+// row after the chunks' (one a group), and the last of those the groups' rows, handing each sum
+// to put(v, sum): two levels, so neither last block adds a long column. Every thread of every
+// block calls it; counters: argmax_counters. Vec4:
 // by float4 columns (sum_rows4; pitch a multiple of 4, partial 16-byte aligned), else a float a
 // column (sum_rows_as, pitch == nv).
 template <bool Vec4, class Put>
 __device__ inline void sum_chunk_rows(float* partial, unsigned* counters, int chunk, int chunks,
-                                      int nv, int pitch, int sum_loads, Put put) {
-  const int groups = (chunks + kArgmaxGroup - 1) / kArgmaxGroup, group = chunk / kArgmaxGroup;
-  const int first = group * kArgmaxGroup, in_group = min(kArgmaxGroup, chunks - first);
+                                      int group_size, int nv, int pitch, int sum_loads, Put put) {
+  const int groups = (chunks + group_size - 1) / group_size, group = chunk / group_size;
+  const int first = group * group_size, in_group = min(group_size, chunks - first);
   if (!last_block_done(&counters[group], unsigned(in_group))) return;
   float* sums = partial + size_t(chunks) * pitch;
   float* mine = sums + size_t(group) * pitch;

@@ -630,7 +630,8 @@ void backward_any(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi
   PCNN_CHECK(plan.variant != ConvBwdVariant::Strip,
              "cuda conv2d backward: the Strip variant does not fit this case");
   const bool auto_mma = plan.variant == ConvBwdVariant::Auto && auto_takes_mma(ctx, s);
-  if (!fp32 && (auto_mma || plan.variant == ConvBwdVariant::Mma)) {
+  // The tensor-core kernels read x in 16 bits: not a first layer's fp32 input.
+  if (!fp32 && x.prec != Precision::F32 && (auto_mma || plan.variant == ConvBwdVariant::Mma)) {
     const MmaBackward m = plan_mma(ctx, s, epi, want_dw, want_dx, plan);
     if (m.ok) {
       run_mma(ctx, m, s, d, x, w, dx, dw, db);
@@ -696,7 +697,8 @@ bool conv2d_backward_supported(CudaContext& ctx, const Conv2dShape& s, const Con
 }
 
 bool conv2d_backward_native_16(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
-                               bool want_dw, bool want_dx, const ConvBackwardPlan& plan) {
+                               bool want_dw, bool want_dx, bool x16,
+                               const ConvBackwardPlan& plan) {
   if (s.N == 0) return true;  // no kernel runs: dw and db are filled with zeros
   if (!dact_foldable(epi)) return false;  // d(pre-activation) materialised by fp32 ops first
   if (plan.variant == ConvBwdVariant::Direct) return true;
@@ -706,8 +708,9 @@ bool conv2d_backward_native_16(CudaContext& ctx, const Conv2dShape& s, const Con
   if (plan.variant == ConvBwdVariant::Argmax) return false;
   if (strip_plan(ctx, s, epi, want_dx, plan).ok) return true;
   if (plan.variant == ConvBwdVariant::Strip) return false;
-  if (plan.variant == ConvBwdVariant::Mma ||
-      (plan.variant == ConvBwdVariant::Auto && auto_takes_mma(ctx, s))) {
+  if (!x16 && plan.variant == ConvBwdVariant::Mma) return false;
+  if (x16 && (plan.variant == ConvBwdVariant::Mma ||
+              (plan.variant == ConvBwdVariant::Auto && auto_takes_mma(ctx, s)))) {
     if (plan_mma(ctx, s, epi, want_dw, want_dx, plan).ok) return true;
     if (plan.variant == ConvBwdVariant::Mma) return false;
   }
@@ -724,11 +727,12 @@ void conv2d_fused_backward(CudaBackend& be, const Conv2dShape& s, const ConvEpil
 }
 
 void conv2d_fused_backward_16(CudaBackend& be, Precision p, const Conv2dShape& s,
-                              const ConvEpilogue& epi, const uint16_t* x, const float* w,
-                              const ConvKept& kept, const uint16_t* y, const uint16_t* dy,
-                              uint16_t* dx, float* dw, float* db, const ConvBackwardPlan& plan) {
-  backward_any(be, s, epi, ActIn(p, x), w, kept, ActIn(p, y), ActIn(p, dy), nullptr,
-               ActOut(p, dx), dw, db, plan);
+                              const ConvEpilogue& epi, const uint16_t* x, const float* x32,
+                              const float* w, const ConvKept& kept, const uint16_t* y,
+                              const uint16_t* dy, uint16_t* dx, float* dw, float* db,
+                              const ConvBackwardPlan& plan) {
+  backward_any(be, s, epi, x32 ? ActIn(x32) : ActIn(p, x), w, kept, ActIn(p, y), ActIn(p, dy),
+               nullptr, ActOut(p, dx), dw, db, plan);
 }
 
 }  // namespace cuda
@@ -761,17 +765,19 @@ void CudaBackend::conv2d_fused_backward(const Conv2dShape& s, const ConvEpilogue
 // staging when the layer passes none (stages_16bit).
 void CudaBackend::conv2d_fused_backward_16(Precision p, const Conv2dShape& s,
                                            const ConvEpilogue& epi, const uint16_t* x,
-                                           const float* w, const ConvKept& kept,
-                                           const uint16_t* y, const uint16_t* dy, float* scratch,
-                                           float* staging, uint16_t* dx, float* dw, float* db) {
+                                           const float* x32, const float* w,
+                                           const ConvKept& kept, const uint16_t* y,
+                                           const uint16_t* dy, float* scratch, float* staging,
+                                           uint16_t* dx, float* dw, float* db) {
   ctx_.bind();
-  if (!cuda::conv2d_backward_native_16(ctx_, s, epi, dw || db, dx != nullptr,
+  if (!cuda::conv2d_backward_native_16(ctx_, s, epi, dw || db, dx != nullptr, !x32,
                                        cuda::ConvBackwardPlan{})) {
     if (!staging) staging = ctx_.staging16(2 * (s.x_size() + fused_output_size(s, epi)));
-    Backend::conv2d_fused_backward_16(p, s, epi, x, w, kept, y, dy, scratch, staging, dx, dw, db);
+    Backend::conv2d_fused_backward_16(p, s, epi, x, x32, w, kept, y, dy, scratch, staging, dx, dw,
+                                      db);
     return;
   }
-  cuda::conv2d_fused_backward_16(*this, p, s, epi, x, w, kept, y, dy, dx, dw, db,
+  cuda::conv2d_fused_backward_16(*this, p, s, epi, x, x32, w, kept, y, dy, dx, dw, db,
                                  cuda::ConvBackwardPlan{});
 }
 

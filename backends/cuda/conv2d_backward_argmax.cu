@@ -61,7 +61,7 @@ template <int F>
 __global__ void __launch_bounds__(kMaxWarps * 32)
     conv2d_dw_kernel_argmax(Conv2dShape s, DactSource d, ActIn x, float* partial,
                             unsigned* counters, float* dw, float* db, int imgs, int chunks,
-                            int sum_loads) {
+                            int group, int sum_loads) {
   wait_for_previous_kernel();
   constexpr int NT = F * F + 1;  // the taps' sums, then the bias's
   extern __shared__ __align__(16) unsigned char smem[];
@@ -120,7 +120,8 @@ __global__ void __launch_bounds__(kMaxWarps * 32)
       db[k] = sum;
     }
   };
-  sum_chunk_rows<false>(partial, counters, chunk, chunks, s.K * NT, s.K * NT, sum_loads, put);
+  sum_chunk_rows<false>(partial, counters, chunk, chunks, group, s.K * NT, s.K * NT, sum_loads,
+                        put);
 }
 
 }  // namespace
@@ -150,19 +151,20 @@ ArgmaxDwPlan plan_dw_argmax(const CudaContext& ctx, const Conv2dShape& s, const 
   }
   while (p.imgs > 1 && ArgmaxSmem(s, pw, p.imgs).bytes > kMaxStageBytes) --p.imgs;
   p.chunks = (s.N + p.imgs - 1) / p.imgs;
-  p.ok = (p.chunks + kArgmaxGroup - 1) / kArgmaxGroup + 1 <= int(CudaContext::kCounters);
+  p.group = ctx.argmax_group(p.chunks);
+  p.ok = argmax_counters(p.chunks, p.group) <= int(CudaContext::kCounters);
   return p;
 }
 
 void run_dw_argmax(CudaContext& ctx, const ArgmaxDwPlan& p, const Conv2dShape& s,
                    const DactSource& d, const ActIn& x, float* dw, float* db) {
-  const int nt = p.taps * p.taps + 1, groups = (p.chunks + kArgmaxGroup - 1) / kArgmaxGroup;
-  float* partial = ctx.scratch(size_t(p.chunks + groups) * s.K * nt);
-  unsigned* counters = ctx.counters(size_t(groups) + 1);
+  const int nt = p.taps * p.taps + 1, counted = argmax_counters(p.chunks, p.group);
+  float* partial = ctx.scratch(size_t(p.chunks + counted - 1) * s.K * nt);  // chunks, groups
+  unsigned* counters = ctx.counters(size_t(counted));
   const size_t smem = size_t(ArgmaxSmem(s, d.pw, p.imgs).bytes);
   const auto kernel = p.taps == 3 ? conv2d_dw_kernel_argmax<3> : conv2d_dw_kernel_argmax<5>;
   launch(ctx, "conv2d_dw_kernel_argmax", kernel, p.chunks, p.warps * 32, smem, s, d, x, partial,
-         counters, dw, db, p.imgs, p.chunks, ctx.sum_loads());
+         counters, dw, db, p.imgs, p.chunks, p.group, ctx.sum_loads());
 }
 
 }  // namespace pcnn::cuda

@@ -29,7 +29,7 @@ constexpr int kMaxWarps = 16;
 
 // What the kernel needs of the plan.
 struct LayerArgs {
-  int imgs, kg, kper, chunks, stride, plane, pitch, sum_loads;
+  int imgs, kg, kper, chunks, group, stride, plane, pitch, sum_loads;
   bool want_dw, want_dx;
   long long items_at;
 };
@@ -186,8 +186,8 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2)
       db[v - s.K * taps] = sum;
     }
   };
-  sum_chunk_rows<true>(partial, counters, chunk, a.chunks, s.K * (taps + 1), a.pitch, a.sum_loads,
-                       put);
+  sum_chunk_rows<true>(partial, counters, chunk, a.chunks, a.group, s.K * (taps + 1), a.pitch,
+                       a.sum_loads, put);
 }
 
 // The planes' layout: rows `stride` floats apart, planes `plane` apart, the smallest plane for
@@ -275,7 +275,8 @@ ArgmaxLayerPlan plan_layer_argmax(const CudaContext& ctx, const Conv2dShape& s,
   }
   if (p.bytes > limit) return p;
   p.chunks = (s.N + p.imgs - 1) / p.imgs;
-  p.ok = !want_dw || (p.chunks + kArgmaxGroup - 1) / kArgmaxGroup + 1 <= int(CudaContext::kCounters);
+  p.group = ctx.argmax_group(p.chunks);
+  p.ok = !want_dw || argmax_counters(p.chunks, p.group) <= int(CudaContext::kCounters);
   return p;
 }
 
@@ -283,14 +284,14 @@ void run_layer_argmax(CudaContext& ctx, const ArgmaxLayerPlan& p, const Conv2dSh
                       const DactSource& d, const ActIn& x, const float* w, const ActOut& dx,
                       float* dw, float* db) {
   const int pitch = (s.K * (s.C * s.R * s.S + 1) + 3) / 4 * 4;  // sum_rows4's float4 columns
-  const LayerArgs a{p.imgs,  p.kg,    p.kper,          p.chunks,  p.stride, p.plane,
-                    pitch,   ctx.sum_loads(), p.want_dw, p.want_dx, p.items_at};
+  const LayerArgs a{p.imgs,  p.kg,           p.kper,    p.chunks,  p.group,   p.stride,
+                    p.plane, pitch,          ctx.sum_loads(), p.want_dw, p.want_dx, p.items_at};
   float* partial = nullptr;
   unsigned* counters = nullptr;
   if (p.want_dw) {
-    const int groups = (p.chunks + kArgmaxGroup - 1) / kArgmaxGroup;
-    partial = ctx.scratch(size_t(p.chunks + groups) * pitch);
-    counters = ctx.counters(size_t(groups) + 1);
+    const int counted = argmax_counters(p.chunks, p.group);
+    partial = ctx.scratch(size_t(p.chunks + counted - 1) * pitch);  // the chunks', the groups'
+    counters = ctx.counters(size_t(counted));
   }
   const auto run = p.taps == 3 ? (p.rounds == 1 ? launch_layer<3, 1> : launch_layer<3, 2>)
                                  : (p.rounds == 1 ? launch_layer<5, 1> : launch_layer<5, 2>);

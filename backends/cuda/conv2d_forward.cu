@@ -429,7 +429,8 @@ void forward_any(CudaBackend& be, const Conv2dShape& s, const ConvEpilogue& epi,
   if (s.y_size() == 0) return;
   CudaContext& ctx = be.context();
   const bool fp32 = x.prec == Precision::F32 && y.prec == Precision::F32;
-  const Choice ch = resolve(ctx, s, epi, plan, !fp32);
+  // The tensor-core kernel reads its input in 16 bits: not for a first layer's fp32 input.
+  const Choice ch = resolve(ctx, s, epi, plan, x.prec != Precision::F32);
   PCNN_CHECK(fits(ch), "cuda conv2d forward: the requested variant does not fit this shape");
   const bool pooled = epi.pool != PoolKind::None;
   const bool pooled_inside = pooled && ch.pw == 2;
@@ -473,8 +474,8 @@ bool conv2d_forward_supported(CudaContext& ctx, const Conv2dShape& s, const Conv
 }
 
 bool conv2d_forward_native_16(CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
-                              const ConvForwardPlan& plan) {
-  const Choice ch = resolve(ctx, s, epi, plan, true);
+                              bool x16, const ConvForwardPlan& plan) {
+  const Choice ch = resolve(ctx, s, epi, plan, x16);
   return fits(ch) && ch.variant != ConvFwdVariant::Gemm && writes_y(ch, epi);
 }
 
@@ -485,10 +486,11 @@ void conv2d_fused_forward(CudaBackend& be, const Conv2dShape& s, const ConvEpilo
 }
 
 void conv2d_fused_forward_16(CudaBackend& be, Precision p, const Conv2dShape& s,
-                             const ConvEpilogue& epi, const uint16_t* x, const float* w,
-                             const float* b, const ConvKept& kept, uint16_t* y,
+                             const ConvEpilogue& epi, const uint16_t* x, const float* x32,
+                             const float* w, const float* b, const ConvKept& kept, uint16_t* y,
                              const ConvForwardPlan& plan) {
-  forward_any(be, s, epi, ActIn(p, x), w, b, kept, nullptr, ActOut(p, y), plan);
+  forward_any(be, s, epi, x32 ? ActIn(x32) : ActIn(p, x), w, b, kept, nullptr, ActOut(p, y),
+              plan);
 }
 
 }  // namespace cuda
@@ -512,16 +514,17 @@ void CudaBackend::conv2d_fused_forward(const Conv2dShape& s, const ConvEpilogue&
 // (stages_16bit).
 void CudaBackend::conv2d_fused_forward_16(Precision p, const Conv2dShape& s,
                                           const ConvEpilogue& epi, const uint16_t* x,
-                                          const float* w, const float* b, const ConvKept& kept,
-                                          float* scratch, float* staging, uint16_t* y) {
+                                          const float* x32, const float* w, const float* b,
+                                          const ConvKept& kept, float* scratch, float* staging,
+                                          uint16_t* y) {
   if (s.y_size() == 0) return;
   ctx_.bind();
-  if (!cuda::conv2d_forward_native_16(ctx_, s, epi, cuda::ConvForwardPlan{})) {
+  if (!cuda::conv2d_forward_native_16(ctx_, s, epi, !x32, cuda::ConvForwardPlan{})) {
     if (!staging) staging = ctx_.staging16(s.x_size() + fused_output_size(s, epi));
-    Backend::conv2d_fused_forward_16(p, s, epi, x, w, b, kept, scratch, staging, y);
+    Backend::conv2d_fused_forward_16(p, s, epi, x, x32, w, b, kept, scratch, staging, y);
     return;
   }
-  cuda::conv2d_fused_forward_16(*this, p, s, epi, x, w, b, kept, y, cuda::ConvForwardPlan{});
+  cuda::conv2d_fused_forward_16(*this, p, s, epi, x, x32, w, b, kept, y, cuda::ConvForwardPlan{});
 }
 
 }  // namespace pcnn

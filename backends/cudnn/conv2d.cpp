@@ -300,18 +300,20 @@ void CudnnBackend::conv2d_fused_backward(const Conv2dShape& s, const ConvEpilogu
 // kernels.
 void CudnnBackend::conv2d_fused_forward_16(Precision p, const Conv2dShape& s,
                                            const ConvEpilogue& epi, const uint16_t* x,
-                                           const float* w, const float* b, const ConvKept& kept,
-                                           float* scratch, float* staging, uint16_t* y) {
-  Backend::conv2d_fused_forward_16(p, s, epi, x, w, b, kept, scratch, staging, y);
+                                           const float* x32, const float* w, const float* b,
+                                           const ConvKept& kept, float* scratch, float* staging,
+                                           uint16_t* y) {
+  Backend::conv2d_fused_forward_16(p, s, epi, x, x32, w, b, kept, scratch, staging, y);
 }
 
 void CudnnBackend::conv2d_fused_backward_16(Precision p, const Conv2dShape& s,
                                             const ConvEpilogue& epi, const uint16_t* x,
-                                            const float* w, const ConvKept& kept,
-                                            const uint16_t* y, const uint16_t* dy,
-                                            float* scratch, float* staging, uint16_t* dx,
-                                            float* dw, float* db) {
-  Backend::conv2d_fused_backward_16(p, s, epi, x, w, kept, y, dy, scratch, staging, dx, dw, db);
+                                            const float* x32, const float* w,
+                                            const ConvKept& kept, const uint16_t* y,
+                                            const uint16_t* dy, float* scratch, float* staging,
+                                            uint16_t* dx, float* dw, float* db) {
+  Backend::conv2d_fused_backward_16(p, s, epi, x, x32, w, kept, y, dy, scratch, staging, dx, dw,
+                                    db);
 }
 
 }  // namespace pcnn

@@ -147,14 +147,18 @@ void backward(CudaBackend& be, const OpCase& c, const DeviceTensors& d,
 // the plan's kernels read and write them themselves.
 void forward16(CudaBackend& be, const OpCase& c, const DeviceTensors& d,
                const cuda::ConvForwardPlan& plan) {
-  cuda::conv2d_fused_forward_16(be, c.p.precision, c.p.conv, c.p.epi, d.u16("x"), d.f("w"),
-                                d.f("b"), kept_of(c, d), d.u16("y"), plan);
+  const bool x32 = c.p.x32;  // a first layer's fp32 input
+  cuda::conv2d_fused_forward_16(be, c.p.precision, c.p.conv, c.p.epi, x32 ? nullptr : d.u16("x"),
+                                x32 ? d.f("x") : nullptr, d.f("w"), d.f("b"), kept_of(c, d),
+                                d.u16("y"), plan);
 }
 void backward16(CudaBackend& be, const OpCase& c, const DeviceTensors& d,
                 const cuda::ConvBackwardPlan& plan) {
-  cuda::conv2d_fused_backward_16(be, c.p.precision, c.p.conv, c.p.epi, d.u16("x"), d.f("w"),
-                                 kept_of(c, d), d.u16("y"), d.u16("dy"),
-                                 c.p.want_dx ? d.u16("dx") : nullptr, d.f("dw"), d.f("db"), plan);
+  const bool x32 = c.p.x32;
+  cuda::conv2d_fused_backward_16(be, c.p.precision, c.p.conv, c.p.epi, x32 ? nullptr : d.u16("x"),
+                                 x32 ? d.f("x") : nullptr, d.f("w"), kept_of(c, d), d.u16("y"),
+                                 d.u16("dy"), c.p.want_dx ? d.u16("dx") : nullptr, d.f("dw"),
+                                 d.f("db"), plan);
 }
 
 // Part 1: every variant against serial, on every fused case of the op table (the backward cases
@@ -193,10 +197,11 @@ void check_all(CudaBackend& be, SerialBackend& ref) {
     return cuda::conv2d_backward_supported(ctx, c.p.conv, c.p.epi, c.p.want_dx, plan);
   };
   const auto fwd16_ok = [&](const OpCase& c, const cuda::ConvForwardPlan& plan) {
-    return cuda::conv2d_forward_native_16(ctx, c.p.conv, c.p.epi, plan);
+    return cuda::conv2d_forward_native_16(ctx, c.p.conv, c.p.epi, !c.p.x32, plan);
   };
   const auto bwd16_ok = [&](const OpCase& c, const cuda::ConvBackwardPlan& plan) {
-    return cuda::conv2d_backward_native_16(ctx, c.p.conv, c.p.epi, true, c.p.want_dx, plan);
+    return cuda::conv2d_backward_native_16(ctx, c.p.conv, c.p.epi, true, c.p.want_dx, !c.p.x32,
+                                           plan);
   };
   const auto on = [&](auto launch) {
     return [&be, launch](const OpCase& c, const DeviceTensors& d, const auto& plan) {
@@ -291,7 +296,7 @@ void time_case(CudaBackend& be, SerialBackend& ref, const OpCase& c) {
   };
   if (fwd) {
     for (const auto& [vname, plan] : forward_plans(false)) {
-      const bool can = sixteen ? cuda::conv2d_forward_native_16(ctx, s, c.p.epi, plan)
+      const bool can = sixteen ? cuda::conv2d_forward_native_16(ctx, s, c.p.epi, !c.p.x32, plan)
                                : cuda::conv2d_forward_supported(ctx, s, c.p.epi, plan);
       if (!can) continue;
       if (sixteen) row(vname, [&, plan = plan] { forward16(be, c, d, plan); });
@@ -299,9 +304,10 @@ void time_case(CudaBackend& be, SerialBackend& ref, const OpCase& c) {
     }
   } else {
     for (const auto& [vname, plan] : backward_plans(false)) {
-      const bool can =
-          sixteen ? cuda::conv2d_backward_native_16(ctx, s, c.p.epi, true, c.p.want_dx, plan)
-                  : cuda::conv2d_backward_supported(ctx, s, c.p.epi, c.p.want_dx, plan);
+      const bool can = sixteen ? cuda::conv2d_backward_native_16(ctx, s, c.p.epi, true,
+                                                                 c.p.want_dx, !c.p.x32, plan)
+                               : cuda::conv2d_backward_supported(ctx, s, c.p.epi, c.p.want_dx,
+                                                                 plan);
       if (!can) continue;
       if (sixteen) row(vname, [&, plan = plan] { backward16(be, c, d, plan); });
       else row(vname, [&, plan = plan] { backward(be, c, d, plan); });
