@@ -2,7 +2,6 @@
 #include "models/model.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <new>
 #include <sstream>
 
@@ -106,8 +105,6 @@ std::vector<std::unique_ptr<Layer>> build_layers(const ModelSpec& spec) {
 }
 
 bool first_reads_fp32(const std::vector<std::unique_ptr<Layer>>& layers) {
-  // LAB ONLY (session 37's A/B; removed after it): PCNN_ROUND_INPUT=1 rounds the input as before.
-  if (const char* v = std::getenv("PCNN_ROUND_INPUT"); v && v[0] == '1') return false;
   return !layers.empty() && !layers.front()->is_view() && layers.front()->reads_fp32_input16();
 }
 

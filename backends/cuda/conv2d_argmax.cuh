@@ -48,11 +48,36 @@ void run_layer_argmax(CudaContext& ctx, const ArgmaxLayerPlan& p, const Conv2dSh
                       const DactSource& d, const ActIn& x, const float* w, const ActOut& dx,
                       float* dw, float* db);
 
+// The storage format a kernel's 16-bit staging reads, decided once on the host so that its loops
+// widen without a test per element: ActIn::load tests the format of every element, and for 16
+// bits computes both widenings (bf16's shift and fp16's rebias) before it picks one. kFmtAny:
+// tested per element, as ActIn::load does; what fp32 runs (step lab, H100, session 37: an fp32
+// read fixed the same way made LeNet-5's fp32 step 0.9-3.5 us longer, while the fixed 16-bit
+// reads made the bf16 step 0.8-4.0 us shorter) and what dy and y of different formats need.
+constexpr int kFmtAny = 0, kFmtBf16 = 1, kFmtF16 = 2;
+inline int fixed_format(Precision p) {
+  return p == Precision::BF16 ? kFmtBf16 : p == Precision::F16 ? kFmtF16 : kFmtAny;
+}
+// The format dy and y share (y unread without an activation), else kFmtAny.
+inline int dact_format(const DactSource& d) {
+  if (d.act != Activation::None && d.y.prec != d.dy.prec) return kFmtAny;
+  return fixed_format(d.dy.prec);
+}
+
+// Element i of a in format Fmt (kFmtAny: as ActIn::load).
+template <int Fmt>
+__device__ __forceinline__ float load_as(const ActIn& a, size_t i) {
+  if constexpr (Fmt == kFmtBf16) return bf16_to_float(static_cast<const uint16_t*>(a.p)[i]);
+  else if constexpr (Fmt == kFmtF16) return f16_to_float(static_cast<const uint16_t*>(a.p)[i]);
+  else return a.load(i);
+}
+
 // Whole block: the gradient (dy through the activation) and kept argmax of the windows o0 ..
 // o0 + count - 1 in dy's order, four of each in flight a thread (coalesced), each handed to
-// put(e, gradient, argmax) with e counted from o0.
-template <class Put>
-__device__ __forceinline__ void load_windows(const DactSource& d, size_t o0, int count, Put put) {
+// put(e, gradient, argmax) with e counted from o0; dy and y read in format Fmt.
+template <int Fmt, class Put>
+__device__ __forceinline__ void load_windows_as(const DactSource& d, size_t o0, int count,
+                                                Put put) {
   constexpr int U = 4;
   for (int e0 = threadIdx.x; e0 < count; e0 += U * blockDim.x) {
     float g[U];
@@ -60,14 +85,32 @@ __device__ __forceinline__ void load_windows(const DactSource& d, size_t o0, int
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const int e = e0 + u * blockDim.x;
-      g[u] = e < count ? dact_of_output(d, o0 + e) : 0.f;
-      a[u] = e < count ? d.argmax[o0 + e] : 0;
+      g[u] = 0.f;
+      a[u] = 0;
+      if (e < count) {
+        const size_t o = o0 + e;
+        g[u] = load_as<Fmt>(d.dy, o);
+        if (d.act != Activation::None)
+          g[u] *= activation_derivative(d.act, load_as<Fmt>(d.y, o));
+        a[u] = d.argmax[o];
+      }
     }
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const int e = e0 + u * blockDim.x;
       if (e < count) put(e, g[u], a[u]);
     }
+  }
+}
+
+// load_windows_as in the format `fmt` (dact_format).
+template <class Put>
+__device__ __forceinline__ void load_windows(const DactSource& d, size_t o0, int count, int fmt,
+                                             Put put) {
+  switch (fmt) {
+    case kFmtBf16: load_windows_as<kFmtBf16>(d, o0, count, put); break;
+    case kFmtF16: load_windows_as<kFmtF16>(d, o0, count, put); break;
+    default: load_windows_as<kFmtAny>(d, o0, count, put); break;
   }
 }
 

@@ -61,7 +61,7 @@ template <int F>
 __global__ void __launch_bounds__(kMaxWarps * 32)
     conv2d_dw_kernel_argmax(Conv2dShape s, DactSource d, ActIn x, float* partial,
                             unsigned* counters, float* dw, float* db, int imgs, int chunks,
-                            int group, int sum_loads) {
+                            int group, int sum_loads, int fmt) {
   wait_for_previous_kernel();
   constexpr int NT = F * F + 1;  // the taps' sums, then the bias's
   extern __shared__ __align__(16) unsigned char smem[];
@@ -76,10 +76,11 @@ __global__ void __launch_bounds__(kMaxWarps * 32)
   stage_padded_images(s, x, n0, count, st.rows, st.stride, xs);
   for (int w = threadIdx.x; w < windows; w += blockDim.x)
     wb[w] = (w / Q2) * pw * st.stride + (w % Q2) * pw;
-  load_windows(d, size_t(n0) * s.K * windows, count * s.K * windows, [&](int e, float g, int a) {
+  const auto keep = [&](int e, float g, int a) {
     gs[e] = g;
     as[e] = uint8_t(a);
-  });
+  };
+  load_windows(d, size_t(n0) * s.K * windows, count * s.K * windows, fmt, keep);
   copy_async_wait();
   __syncthreads();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
@@ -164,7 +165,7 @@ void run_dw_argmax(CudaContext& ctx, const ArgmaxDwPlan& p, const Conv2dShape& s
   const size_t smem = size_t(ArgmaxSmem(s, d.pw, p.imgs).bytes);
   const auto kernel = p.taps == 3 ? conv2d_dw_kernel_argmax<3> : conv2d_dw_kernel_argmax<5>;
   launch(ctx, "conv2d_dw_kernel_argmax", kernel, p.chunks, p.warps * 32, smem, s, d, x, partial,
-         counters, dw, db, p.imgs, p.chunks, p.group, ctx.sum_loads());
+         counters, dw, db, p.imgs, p.chunks, p.group, ctx.sum_loads(), dact_format(d));
 }
 
 }  // namespace pcnn::cuda

@@ -30,6 +30,7 @@ constexpr int kMaxWarps = 16;
 // What the kernel needs of the plan.
 struct LayerArgs {
   int imgs, kg, kper, chunks, group, stride, plane, pitch, sum_loads;
+  int dfmt, xfmt;  // the formats of dy and y, and of x (conv2d_argmax.cuh dact_format)
   bool want_dw, want_dx;
   long long items_at;
 };
@@ -37,9 +38,10 @@ struct LayerArgs {
 // Whole block: images n .. n + count - 1 of x into xs, each plane zero-padded to
 // (H + 2 pad) x (W + 2 pad), its rows `stride` floats apart and the planes `plane` apart. fp32
 // by cp.async (every copy of a thread in flight; copy_async_wait() before reading), 16-bit words
-// through registers, four in flight.
-__device__ __forceinline__ void stage_planes(const Conv2dShape& s, const ActIn& x, int n,
-                                             int count, int stride, int plane, float* xs) {
+// through registers, four in flight, widened as format Fmt says (conv2d_argmax.cuh load_as).
+template <int Fmt>
+__device__ __forceinline__ void stage_planes_as(const Conv2dShape& s, const ActIn& x, int n,
+                                                int count, int stride, int plane, float* xs) {
   const int Hp = s.H + 2 * s.pad, Wp = s.W + 2 * s.pad;
   const size_t xn = size_t(n) * s.C * s.H * s.W;
   const bool f32 = x.prec == Precision::F32;
@@ -55,20 +57,31 @@ __device__ __forceinline__ void stage_planes(const Conv2dShape& s, const ActIn& 
     if (f32)
       copy_async(dst, static_cast<const float*>(x.p) + i);
     else
-      *dst = x.load(i);
+      *dst = load_as<Fmt>(x, i);
+  }
+}
+// stage_planes_as in x's format `fmt` (fixed_format).
+__device__ __forceinline__ void stage_planes(const Conv2dShape& s, const ActIn& x, int n,
+                                             int count, int stride, int plane, int fmt,
+                                             float* xs) {
+  switch (fmt) {
+    case kFmtBf16: stage_planes_as<kFmtBf16>(s, x, n, count, stride, plane, xs); break;
+    case kFmtF16: stage_planes_as<kFmtF16>(s, x, n, count, stride, plane, xs); break;
+    default: stage_planes_as<kFmtAny>(s, x, n, count, stride, plane, xs); break;
   }
 }
 
 // Whole block: each window's item of images n .. n + count - 1, every filter, in dy's order:
 // its gradient's bits and where its conv output's inputs start in a staged plane.
 __device__ __forceinline__ void stage_items(const Conv2dShape& s, const DactSource& d, int n,
-                                            int count, int stride, int2* items) {
+                                            int count, int stride, int fmt, int2* items) {
   const int pw = d.pw, Q2 = s.Q() / pw, windows = (s.P() / pw) * Q2;
-  load_windows(d, size_t(n) * s.K * windows, count * s.K * windows, [&](int e, float g, int a) {
+  const auto put = [&](int e, float g, int a) {
     const int win = e % windows, pp = win / Q2, pq = win - pp * Q2;
     const int ai = a / pw, aj = a - ai * pw;
     items[e] = make_int2(__float_as_int(g), (pp * pw + ai) * stride + pq * pw + aj);
-  });
+  };
+  load_windows(d, size_t(n) * s.K * windows, count * s.K * windows, fmt, put);
 }
 
 // Block: the chunk's images, every filter. Stage the images and items; the weight gradient, a
@@ -87,8 +100,8 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2)
   const int windows = (s.P() / d.pw) * (s.Q() / d.pw);
   const int chunk = blockIdx.x, n0 = chunk * a.imgs, count = min(a.imgs, s.N - n0);
   const int img_floats = s.C * a.plane, taps = s.C * F * F;
-  if (a.want_dw) stage_planes(s, x, n0, count, a.stride, a.plane, region);
-  stage_items(s, d, n0, count, a.stride, reinterpret_cast<int2*>(smem + a.items_at));
+  if (a.want_dw) stage_planes(s, x, n0, count, a.stride, a.plane, a.xfmt, region);
+  stage_items(s, d, n0, count, a.stride, a.dfmt, reinterpret_cast<int2*>(smem + a.items_at));
   copy_async_wait();
   __syncthreads();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
@@ -284,8 +297,20 @@ void run_layer_argmax(CudaContext& ctx, const ArgmaxLayerPlan& p, const Conv2dSh
                       const DactSource& d, const ActIn& x, const float* w, const ActOut& dx,
                       float* dw, float* db) {
   const int pitch = (s.K * (s.C * s.R * s.S + 1) + 3) / 4 * 4;  // sum_rows4's float4 columns
-  const LayerArgs a{p.imgs,  p.kg,           p.kper,    p.chunks,  p.group,   p.stride,
-                    p.plane, pitch,          ctx.sum_loads(), p.want_dw, p.want_dx, p.items_at};
+  const LayerArgs a{p.imgs,
+                    p.kg,
+                    p.kper,
+                    p.chunks,
+                    p.group,
+                    p.stride,
+                    p.plane,
+                    pitch,
+                    ctx.sum_loads(),
+                    dact_format(d),
+                    x ? fixed_format(x.prec) : kFmtAny,
+                    p.want_dw,
+                    p.want_dx,
+                    p.items_at};
   float* partial = nullptr;
   unsigned* counters = nullptr;
   if (p.want_dw) {

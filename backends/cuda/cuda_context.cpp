@@ -74,10 +74,10 @@ CudaContext::CudaContext(int device) : device_(device) {
     read_digit("PCNN_CONV_SPLIT", 0, 1, forced_conv_split_);
     read_digit("PCNN_MMA", 0, 1, mma_);
     read_digit("PCNN_CONV_LANES", 0, 2, lanes_);
-    read_digit("PCNN_GEMM_VEC", 0, 3, vec_tiles_);
+    read_digit("PCNN_GEMM_VEC", 0, 2, vec_tiles_);
     if (const char* g = std::getenv("PCNN_ARGMAX_GROUP")) {
       const std::string v = g;
-      if (v == "0" || v == "8" || v == "16" || v == "32") argmax_group_ = std::stoi(v);
+      if (v == "8" || v == "16" || v == "32") argmax_group_ = std::stoi(v);
     }
     read_digit("PCNN_CONV_STRIP", 0, 2, strip_);
     read_digit("PCNN_CONV_ARGMAX", 0, 2, argmax_);

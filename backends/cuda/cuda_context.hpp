@@ -51,14 +51,14 @@ class CudaContext {
   bool lanes_allowed() const { return lanes_ >= 1; }
   bool lanes_dw() const { return lanes_ == 2; }
   // Which of the dense layers' vector tiles (gemm_tile.cuh) Auto may pick, measuring aids:
-  // PCNN_GEMM_VEC=0 none (the scalar tiles), 1 TileVec64 alone, unset or 2 TileVec32 as well,
-  // 3 TileVec32 in the 16-bit dense layers too (linear_16.cu run_16).
+  // PCNN_GEMM_VEC=0 none (the scalar tiles), 1 TileVec64 alone, unset or 2 TileVec32 as well.
   bool vec_tiles_allowed() const { return vec_tiles_ >= 1; }
   bool vec32_tiles_allowed() const { return vec_tiles_ >= 2; }
-  bool vec32_tiles_16() const { return vec_tiles_ >= 3; }
   // Chunks a first-level sum of the kept-maxima kernels adds up (conv2d_argmax.cuh
-  // sum_chunk_rows): PCNN_ARGMAX_GROUP=8, 16 (unset) or 32, or 0 for the smallest multiple of 8
-  // at least the square root of the chunks (both levels about as long).
+  // sum_chunk_rows): the smallest multiple of 8 at least the square root of the chunks, so that
+  // both levels are about as long (LeNet-5 at 64: 8 groups of 8 chunks); PCNN_ARGMAX_GROUP=8,
+  // 16 or 32 fixes it instead, a measuring aid (16: the rule before session 37; step lab, H100,
+  // LeNet-5, against it: -1.0 us at batch 64, -1.2 at 1024 in bf16, level at 256).
   int argmax_group(int chunks) const;
   // Where Auto may pick the strip kernels (conv2d_strip.cuh: the forward of 5x5 pooled layers,
   // the weight gradient of one-channel ones): unset or PCNN_CONV_STRIP=1 where their launch has
@@ -170,8 +170,8 @@ class CudaContext {
   int forced_conv_split_ = -1;
   int mma_ = -1;  // PCNN_MMA: 0, 1, or -1 unset
   int lanes_ = 2;  // PCNN_CONV_LANES: 0, 1 or 2
-  int vec_tiles_ = 2;  // PCNN_GEMM_VEC: 0, 1, 2 (unset) or 3
-  int argmax_group_ = 16;  // PCNN_ARGMAX_GROUP: 0, 8, 16 or 32
+  int vec_tiles_ = 2;  // PCNN_GEMM_VEC: 0, 1 or 2 (unset)
+  int argmax_group_ = 0;  // PCNN_ARGMAX_GROUP: 8, 16 or 32; 0 (unset) the rule
   int strip_ = 1;          // PCNN_CONV_STRIP: 0, 1 or 2
   int argmax_ = 2;         // PCNN_CONV_ARGMAX: 0, 1 or 2
   int loss16_ = 1;         // PCNN_LOSS16: 0 or 1

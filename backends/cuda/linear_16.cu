@@ -66,8 +66,8 @@ void run_16(CudaContext& ctx, Precision prec, GemmVariant v, const P0& p0, const
   // The vector tile first where it pays (gemm lab, H100, session 25, bf16: Simard's 1250 -> 100
   // backward at 1024 40.2 us against 54.2 on the 64 x 64 tensor tile).
   // Not the 32 x 32 vector tile: in a step it lost in 16 bits (gemm_run.cuh vec32_tiles_pay;
-  // PCNN_GEMM_VEC=3 takes it, to measure that again).
-  const GemmVariant fma = tensor ? v : pick(ctx, v, p0, p1, ctx.vec32_tiles_16());
+  // again in session 37, H100: LeNet-5's bf16 step at 1024 +6 us with it).
+  const GemmVariant fma = tensor ? v : pick(ctx, v, p0, p1, false);
   if (tensor || (v == GemmVariant::Auto && fma != GemmVariant::Vec64SplitK &&
                  tensor_cores_pay(ctx, p0, p1)))
     run_mma(ctx, v, prec, p0, p1);
