@@ -79,7 +79,7 @@ class Backend {
 
   // The fp32 copies a composed 16-bit backward works on (backend_default_16.cpp, and the
   // layers' default 16-bit passes): x, y and dy widened into staging in that order, and dx's
-  // place after them.
+  // place after them; x nullptr leaves its place unwritten (a caller that has it in fp32).
   struct Widened16 {
     float *x, *y, *dy, *dx;
   };

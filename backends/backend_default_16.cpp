@@ -9,7 +9,7 @@ Backend::Widened16 Backend::widen_for_backward_16(Precision p, size_t nx, size_t
                                                   const uint16_t* x, const uint16_t* y,
                                                   const uint16_t* dy, float* staging) {
   const Widened16 w{staging, staging + nx, staging + nx + ny, staging + nx + 2 * ny};
-  widen_16bit(p, nx, x, w.x);
+  if (x) widen_16bit(p, nx, x, w.x);
   widen_16bit(p, ny, y, w.y);
   widen_16bit(p, ny, dy, w.dy);
   return w;
@@ -34,19 +34,13 @@ void Backend::conv2d_fused_backward_16(Precision p, const Conv2dShape& s, const 
                                        const ConvKept& kept, const uint16_t* y,
                                        const uint16_t* dy, float* scratch, float* staging,
                                        uint16_t* dx, float* dw, float* db) {
-  const size_t nx = s.x_size(), ny = fused_output_size(s, epi);
-  // The staging's usual places (widen_for_backward_16); an fp32 input is read as given.
-  float* const y32 = staging + nx;
-  float* const dy32 = y32 + ny;
-  float* const dx32 = dy32 + ny;
-  if (!x32) {
-    widen_16bit(p, nx, x, staging);
-    x32 = staging;
-  }
-  widen_16bit(p, ny, y, y32);
-  widen_16bit(p, ny, dy, dy32);
-  conv2d_fused_backward(s, epi, x32, w, kept, y32, dy32, scratch, dx ? dx32 : nullptr, dw, db);
-  if (dx) round_to_16bit(p, nx, dx32, nullptr, dx);
+  const size_t nx = s.x_size();
+  // An fp32 input is read as given, not widened.
+  const Widened16 v = widen_for_backward_16(p, nx, fused_output_size(s, epi), x32 ? nullptr : x,
+                                            y, dy, staging);
+  conv2d_fused_backward(s, epi, x32 ? x32 : v.x, w, kept, v.y, v.dy, scratch,
+                        dx ? v.dx : nullptr, dw, db);
+  if (dx) round_to_16bit(p, nx, v.dx, nullptr, dx);
 }
 
 void Backend::linear_forward_16(Precision p, int N, int in, int out, Activation act,
