@@ -42,22 +42,42 @@ struct LayerArgs {
 template <int Fmt>
 __device__ __forceinline__ void stage_planes_as(const Conv2dShape& s, const ActIn& x, int n,
                                                 int count, int stride, int plane, float* xs) {
-  const int Hp = s.H + 2 * s.pad, Wp = s.W + 2 * s.pad;
+  const int Hp = s.H + 2 * s.pad, Wp = s.W + 2 * s.pad, planes = count * s.C;
   const size_t xn = size_t(n) * s.C * s.H * s.W;
-  const bool f32 = x.prec == Precision::F32;
+  if (x.prec == Precision::F32) {
 #pragma unroll 4
-  for (BoxWalk e(Hp, Wp); e.plane < count * s.C; e.next()) {
-    float* dst = xs + e.plane * plane + e.row * stride + e.col;
-    const int h = e.row - s.pad, wi = e.col - s.pad;
-    if (h < 0 || h >= s.H || wi < 0 || wi >= s.W) {
-      *dst = 0.f;
-      continue;
+    for (BoxWalk e(Hp, Wp); e.plane < planes; e.next()) {
+      float* dst = xs + e.plane * plane + e.row * stride + e.col;
+      const int h = e.row - s.pad, wi = e.col - s.pad;
+      if (h < 0 || h >= s.H || wi < 0 || wi >= s.W)
+        *dst = 0.f;
+      else
+        copy_async(dst,
+                   static_cast<const float*>(x.p) + xn + (size_t(e.plane) * s.H + h) * s.W + wi);
     }
-    const size_t i = xn + (size_t(e.plane) * s.H + h) * s.W + wi;
-    if (f32)
-      copy_async(dst, static_cast<const float*>(x.p) + i);
-    else
-      *dst = load_as<Fmt>(x, i);
+    return;
+  }
+  // Four words a round, all loaded before any is stored: a padding place or one past the chunk
+  // reads the chunk's first word (in bounds) and stores a zero or nothing, so no branch stands
+  // between the loads (load_windows_as says why).
+  constexpr int U = 4;
+  for (BoxWalk e(Hp, Wp); e.plane < planes;) {
+    float v[U];
+    int at[U];  // where in xs; -1 past the chunk
+    bool pad[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int h = e.row - s.pad, wi = e.col - s.pad;
+      const bool in = e.plane < planes;
+      pad[u] = h < 0 || h >= s.H || wi < 0 || wi >= s.W;
+      at[u] = in ? e.plane * plane + e.row * stride + e.col : -1;
+      const size_t i = in && !pad[u] ? xn + (size_t(e.plane) * s.H + h) * s.W + wi : xn;
+      v[u] = load_as<Fmt>(x, i);
+      e.next();
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (at[u] >= 0) xs[at[u]] = pad[u] ? 0.f : v[u];
   }
 }
 // stage_planes_as in x's format `fmt` (fixed_format).

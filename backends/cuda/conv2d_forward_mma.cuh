@@ -28,31 +28,60 @@ constexpr int kConvMmaThreads = 128;  // four warps, each an m16 tile at a time
 
 // Whole block: filters k0 .. k0 + kt - 1 as B words (zero past K and past the taps), the tap
 // offsets, the biases (zero past K), and image n zero-padded as 16-bit words, then the zero plane.
+// Four words of each a round, every load of the round issued before any value is packed or
+// stored: a word past the end or in the padding loads an address in bounds (the first filter's
+// first tap, the image's first word) and is replaced by zero afterwards, so no branch stands
+// between the loads. A loop of one word a turn, or one behind a test each, waited a round trip a
+// word (each store needs its load, and a branch keeps the next load behind it).
 template <bool kF16>
 __device__ __forceinline__ void stage_conv_mma(const Conv2dShape& s, const mma::ConvMmaLayout& L,
                                                const uint16_t* x, const float* w, const float* bias,
                                                int n, int k0, uint32_t* ws, int* taps, float* bs,
                                                uint16_t* xs) {
-  const int have_k = min(L.kt, s.K - k0);
-  for (int e = threadIdx.x; e < L.kt * L.words_k; e += blockDim.x) {
-    const int j = e / L.words_k, kp = e % L.words_k, t0 = 2 * kp;
-    const bool in = j < have_k;
-    const float* wj = w + size_t(k0 + (in ? j : 0)) * L.taps;
-    ws[j * L.pitch + kp] =
-        pack16<kF16>(in && t0 < L.taps ? wj[t0] : 0.f, in && t0 + 1 < L.taps ? wj[t0 + 1] : 0.f);
+  constexpr int U = 4;
+  const int have_k = min(L.kt, s.K - k0), words = L.kt * L.words_k;
+  const float* wk = w + size_t(k0) * L.taps;
+  for (int e0 = threadIdx.x; e0 < words; e0 += U * blockDim.x) {
+    float lo[U], hi[U];
+    bool in_lo[U], in_hi[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int e = e0 + u * blockDim.x, j = e / L.words_k, t0 = 2 * (e % L.words_k);
+      const bool in = e < words && j < have_k;
+      in_lo[u] = in && t0 < L.taps;
+      in_hi[u] = in && t0 + 1 < L.taps;
+      lo[u] = wk[in_lo[u] ? size_t(j) * L.taps + t0 : 0];
+      hi[u] = wk[in_hi[u] ? size_t(j) * L.taps + t0 + 1 : 0];
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int e = e0 + u * blockDim.x;
+      if (e < words)
+        ws[(e / L.words_k) * L.pitch + e % L.words_k] =
+            pack16<kF16>(in_lo[u] ? lo[u] : 0.f, in_hi[u] ? hi[u] : 0.f);
+    }
   }
   for (int k = threadIdx.x; k < L.kpad; k += blockDim.x) taps[k] = mma::tap_offset(s, L, k);
   for (int j = threadIdx.x; j < L.kt; j += blockDim.x)
     bs[j] = bias && j < have_k ? bias[k0 + j] : 0.f;
   const size_t xn = size_t(n) * s.C * s.H * s.W;
-#pragma unroll 4
-  for (BoxWalk e(L.Hp, L.Wp); e.plane <= s.C; e.next()) {
-    const int h = e.row - s.pad, wi = e.col - s.pad;
-    const bool in = e.plane < s.C && h >= 0 && h < s.H && wi >= 0 && wi < s.W;
-    xs[e.index] = in ? x[xn + (size_t(e.plane) * s.H + h) * s.W + wi] : uint16_t(0);
+  for (BoxWalk e(L.Hp, L.Wp); e.plane <= s.C;) {
+    uint16_t v[U];
+    int at[U];  // where in xs: -1 past the zero plane
+    bool in[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int h = e.row - s.pad, wi = e.col - s.pad;
+      in[u] = e.plane < s.C && h >= 0 && h < s.H && wi >= 0 && wi < s.W;
+      at[u] = e.plane <= s.C ? e.index : -1;
+      v[u] = x[in[u] ? xn + (size_t(e.plane) * s.H + h) * s.W + wi : xn];
+      e.next();
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (at[u] >= 0) xs[at[u]] = in[u] ? v[u] : uint16_t(0);
   }
 }
-
 // The activation, then y (and, pooled, argmax / act_out) for this lane's accumulators of m16 tile
 // mt; every lane of the warp calls it (the pooling shuffles).
 template <Activation A, int NT, int PW>

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "backends/cuda/common.cuh"
 #include "core/activation_math.hpp"
@@ -22,15 +23,15 @@ namespace {
 // without its three conversion launches and staging copies.
 struct F32Store {
   using T = float;
+  __device__ float value(float raw) const { return raw; }
   __device__ float load(const float* p, size_t i) const { return p[i]; }
   __device__ void store(float* p, size_t i, float v) const { p[i] = v; }
 };
 struct Bits16Store {
   using T = uint16_t;
   Precision prec;
-  __device__ float load(const uint16_t* p, size_t i) const {
-    return widen_from_storage(prec, p[i]);
-  }
+  __device__ float value(uint16_t raw) const { return widen_from_storage(prec, raw); }
+  __device__ float load(const uint16_t* p, size_t i) const { return value(p[i]); }
   __device__ void store(uint16_t* p, size_t i, float v) const {
     p[i] = round_to_storage(prec, v);
   }
@@ -50,6 +51,15 @@ struct LinearForwardProblem {
   static constexpr bool kBContigJ = false;
   __device__ float a(int i, int k) const { return io.load(x, size_t(i) * K + k); }
   __device__ float b(int k, int j) const { return w[size_t(j) * K + k]; }
+  // The tile loop's split reads (gemm_tile.cuh SplitsReads), where a read has arithmetic: the
+  // widening of 16 bits (fp32 reads are loads alone).
+  static constexpr bool kSplitReads = !std::is_same_v<S, F32Store>;
+  using RawA = typename S::T;
+  using RawB = float;
+  __device__ RawA a_raw(int i, int k) const { return x[size_t(i) * K + k]; }
+  __device__ float a_of(RawA r, int, int) const { return io.value(r); }
+  __device__ float b_raw(int k, int j) const { return b(k, j); }
+  __device__ float b_of(float r, int, int) const { return r; }
   __device__ void store(int i, int j, float acc) const {
     io.store(y, size_t(i) * N + j, activate<Act>(acc + (bias ? bias[j] : 0.f)));
   }
@@ -66,6 +76,21 @@ struct PreActGrad {
     const size_t i = size_t(n) * out + o;
     if constexpr (Act == Activation::None) return io.load(dy, i);
     else return io.load(dy, i) * activation_derivative<Act>(io.load(y, i));
+  }
+  // at() in two halves: the loads (y unread without an activation), then the arithmetic, which
+  // an fp32 read without an activation has none of.
+  static constexpr bool kArithmetic = Act != Activation::None || !std::is_same_v<S, F32Store>;
+  struct Raw {
+    typename S::T dy, y;
+  };
+  __device__ Raw raw(int n, int o) const {
+    const size_t i = size_t(n) * out + o;
+    if constexpr (Act == Activation::None) return Raw{dy[i], {}};
+    else return Raw{dy[i], y[i]};
+  }
+  __device__ float of(const Raw& r) const {
+    if constexpr (Act == Activation::None) return io.value(r.dy);
+    else return io.value(r.dy) * activation_derivative<Act>(io.value(r.y));
   }
 };
 
@@ -85,6 +110,13 @@ struct LinearWeightGradProblem {
   __device__ float b(int k, int j) const {
     return j < in ? d.io.load(x, size_t(k) * in + j) : 1.f;
   }
+  static constexpr bool kSplitReads = PreActGrad<Act, S>::kArithmetic;
+  using RawA = typename PreActGrad<Act, S>::Raw;
+  using RawB = typename S::T;
+  __device__ RawA a_raw(int i, int k) const { return d.raw(k, i); }
+  __device__ float a_of(const RawA& r, int, int) const { return d.of(r); }
+  __device__ RawB b_raw(int k, int j) const { return j < in ? x[size_t(k) * in + j] : RawB{}; }
+  __device__ float b_of(RawB r, int, int j) const { return j < in ? d.io.value(r) : 1.f; }
   __device__ void store(int i, int j, float acc) const {
     if (j < in) dw[size_t(i) * in + j] = acc;
     else db[i] = acc;
@@ -102,6 +134,13 @@ struct LinearDataGradProblem {
   static constexpr bool kBContigJ = true;
   __device__ float a(int i, int k) const { return d.at(i, k); }
   __device__ float b(int k, int j) const { return w[size_t(k) * N + j]; }
+  static constexpr bool kSplitReads = PreActGrad<Act, S>::kArithmetic;
+  using RawA = typename PreActGrad<Act, S>::Raw;
+  using RawB = float;
+  __device__ RawA a_raw(int i, int k) const { return d.raw(i, k); }
+  __device__ float a_of(const RawA& r, int, int) const { return d.of(r); }
+  __device__ float b_raw(int k, int j) const { return b(k, j); }
+  __device__ float b_of(float r, int, int) const { return r; }
   __device__ void store(int i, int j, float acc) const {
     d.io.store(dx, size_t(i) * N + j, acc);
   }
