@@ -82,6 +82,7 @@ __device__ __forceinline__ void stage_conv_mma(const Conv2dShape& s, const mma::
       if (at[u] >= 0) xs[at[u]] = in[u] ? v[u] : uint16_t(0);
   }
 }
+
 // The activation, then y (and, pooled, argmax / act_out) for this lane's accumulators of m16 tile
 // mt; every lane of the warp calls it (the pooling shuffles).
 template <Activation A, int NT, int PW>
