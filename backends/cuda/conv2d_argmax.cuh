@@ -7,6 +7,8 @@
 // weight gradient from the kept maxima" and "The whole backward from the kept maxima".
 #pragma once
 
+#include <cooperative_groups.h>
+
 #include "backends/cuda/common.cuh"
 #include "backends/cuda/conv2d_common.cuh"
 #include "backends/cuda/cuda_context.hpp"
@@ -20,6 +22,7 @@ struct ArgmaxDwPlan {
   int taps = 0;  // the filter's side: 3 or 5 (the kernels compiled)
   int warps = 1, imgs = 1, chunks = 1;
   int group = 16;  // chunks a first-level sum adds (sum_chunk_rows; CudaContext::argmax_group)
+  int cluster = 1;  // blocks a cluster (sum_cluster_rows; CudaContext::argmax_cluster)
 };
 // chunks: 0 for the rule's (about four blocks a multiprocessor).
 ArgmaxDwPlan plan_dw_argmax(const CudaContext& ctx, const Conv2dShape& s, const ConvEpilogue& epi,
@@ -36,9 +39,10 @@ struct ArgmaxLayerPlan {
   bool ok = false, want_dw = false, want_dx = false;
   int taps = 0, rounds = 1;  // filter side (3 or 5); (channel, filter row) pairs / 32, rounded up
   int warps = 8, imgs = 1, kg = 1, kper = 1, chunks = 1;
-  int group = 16;  // as ArgmaxDwPlan's
+  int group = 16, cluster = 1;  // as ArgmaxDwPlan's
   int stride = 0, plane = 0;
-  long long items_at = 0, bytes = 0;  // shared memory: where the items start, and in all
+  // shared memory: where the items start, where the chunk's row is kept (cluster > 1), in all
+  long long items_at = 0, row_at = 0, bytes = 0;
 };
 // chunks, threads: 0 for the rule's (about four blocks a multiprocessor; 8 warps).
 ArgmaxLayerPlan plan_layer_argmax(const CudaContext& ctx, const Conv2dShape& s,
@@ -117,7 +121,9 @@ __device__ __forceinline__ void load_windows(const DactSource& d, size_t o0, int
 }
 
 // The counters sum_chunk_rows uses: one a group of `group` chunks, and one for the groups.
-inline int argmax_counters(int chunks, int group) { return (chunks + group - 1) / group + 1; }
+__host__ __device__ inline int argmax_counters(int chunks, int group) {
+  return (chunks + group - 1) / group + 1;
+}
 
 // The sums of `count` rows `pitch` floats apart (pitch a multiple of 4, rows 16-byte aligned), a
 // float4 column a thread at a time, rows in order, eight loads in flight: put(c, sums of floats
@@ -150,16 +156,28 @@ __device__ inline void sum_rows4(const float* rows, int count, int pitch, Put pu
 // The chunks' rows of nv floats at `partial` (chunk c at c * pitch), added in a fixed order, so a
 // run's bits repeat: the last block of each group of `group` chunks adds its group's rows into a
 // row after the chunks' (one a group), and the last of those the groups' rows, handing each sum
-// to put(v, sum): two levels, so neither last block adds a long column. Every thread of every
-// block calls it; counters: argmax_counters. Vec4:
-// by float4 columns (sum_rows4; pitch a multiple of 4, partial 16-byte aligned), else a float a
-// column (sum_rows_as, pitch == nv).
+// to put(v, sum): two levels, so neither last block adds a long column (one where there is one
+// group: its sums are the totals). Every thread of every block calls it; counters:
+// argmax_counters. Vec4: by float4 columns (sum_rows4; pitch a multiple of 4, partial 16-byte
+// aligned), else a float a column (sum_rows_as, pitch == nv).
 template <bool Vec4, class Put>
 __device__ inline void sum_chunk_rows(float* partial, unsigned* counters, int chunk, int chunks,
                                       int group_size, int nv, int pitch, int sum_loads, Put put) {
   const int groups = (chunks + group_size - 1) / group_size, group = chunk / group_size;
   const int first = group * group_size, in_group = min(group_size, chunks - first);
   if (!last_block_done(&counters[group], unsigned(in_group))) return;
+  if (groups == 1) {
+    if constexpr (Vec4) {
+      sum_rows4(partial, chunks, pitch, [&](int c, float4 s) {
+        const float v4[4] = {s.x, s.y, s.z, s.w};
+        for (int u = 0; u < 4 && 4 * c + u < nv; ++u) put(4 * c + u, v4[u]);
+      });
+    } else {
+      for (int v = threadIdx.x; v < nv; v += blockDim.x)
+        put(v, sum_rows_as(sum_loads, partial + v, chunks, pitch));
+    }
+    return;
+  }
   float* sums = partial + size_t(chunks) * pitch;
   float* mine = sums + size_t(group) * pitch;
   const float* rows = partial + size_t(first) * pitch;
@@ -180,6 +198,58 @@ __device__ inline void sum_chunk_rows(float* partial, unsigned* counters, int ch
     for (int v = threadIdx.x; v < nv; v += blockDim.x)
       put(v, sum_rows_as(sum_loads, sums + v, groups, pitch));
   }
+}
+
+// Halves of the cluster-wide barrier (barrier.cluster; every thread of the cluster's blocks takes
+// part): arrive releases this thread's writes, shared memory included, and wait returns once
+// every thread has arrived, acquiring theirs. Apart, so that a block can work between them.
+__device__ __forceinline__ void cluster_arrive() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void cluster_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+#endif
+}
+
+// The chunks' sums when the grid runs in clusters (CudaContext::argmax_cluster; 8 blocks at
+// most): each block's row of nv floats is in its own shared memory at `row`. Block `rank` of a
+// cluster adds floats [v0, v1) of its cluster's rows, in rank order, read from the other blocks'
+// shared memory, into the cluster's row of `partial` (nv floats a cluster); the clusters' rows
+// of that slice are then added as sum_chunk_rows adds chunks, on counters of the slice's own.
+// Against sum_chunk_rows over the chunks: one store, fence, atomic and load round trip fewer,
+// and the last sums spread over `cluster` blocks. The bits repeat from run to run (a fixed
+// order) but are not sum_chunk_rows' (another order). Eight loads in flight in those sums (the
+// clusters' rows are few; 32 made the layer kernel spill at its 64 registers). Every thread of
+// every block calls it; counters: cluster * argmax_counters(chunks / cluster, group).
+template <class Put>
+__device__ inline void sum_cluster_rows(const float* row, float* partial, unsigned* counters,
+                                        int nv, int group, Put put) {
+  constexpr int kMaxCluster = 8;
+  const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+  const int size = int(cluster.num_blocks()), rank = int(cluster.block_rank());
+  const int clusters = int(gridDim.x) / size, ci = int(blockIdx.x) / size;
+  const int per = (nv + size - 1) / size, v0 = min(nv, rank * per), v1 = min(nv, v0 + per);
+  cluster_arrive();
+  cluster_wait();  // every block's row is in place
+  for (int v = v0 + threadIdx.x; v < v1; v += blockDim.x) {
+    float t[kMaxCluster];
+#pragma unroll
+    for (int r = 0; r < kMaxCluster; ++r)
+      t[r] = r < size ? cluster.map_shared_rank(row, r)[v] : 0.f;
+    float sum = 0.f;
+#pragma unroll
+    for (int r = 0; r < kMaxCluster; ++r)
+      if (r < size) sum += t[r];
+    partial[size_t(ci) * nv + v] = sum;
+  }
+  cluster_arrive();  // done reading the others' rows; a block's row must outlive their reads
+  sum_chunk_rows<false>(partial + v0, counters + rank * argmax_counters(clusters, group), ci,
+                        clusters, group, v1 - v0, nv, 8,
+                        [&](int v, float sum) { put(v0 + v, sum); });
+  cluster_wait();
 }
 
 }  // namespace pcnn::cuda

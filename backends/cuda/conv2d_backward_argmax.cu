@@ -41,27 +41,30 @@ struct ArgmaxStage {
 // gradient (float) for every filter, in dy's order (image, filter, window), then each window's
 // offset in a plane (int), then the gradients' kept argmax (byte).
 struct ArgmaxSmem {
-  long long g, wb, a, bytes;
+  long long g, wb, a, row, bytes;  // row: the chunk's sums, where the blocks run in clusters
   __host__ __device__ ArgmaxSmem(const Conv2dShape& s, int pw, int imgs) {
     const long long windows = (long long)(s.P() / pw) * (s.Q() / pw);
     const long long per = (long long)s.K * windows * imgs;
     g = (long long)imgs * ArgmaxStage(s).plane * 4;
     wb = g + per * 4;
     a = wb + windows * 4;
+    row = (a + per + 15) / 16 * 16;
     bytes = a + per;
   }
+  long long with_row(const Conv2dShape& s) const { return row + 4LL * s.K * (s.R * s.S + 1); }
 };
 
 // Block: images n0 .. n0 + imgs - 1 (the chunk), every filter. The block first stages its images
 // and its windows' gradients and argmax in shared memory (coalesced, all loads in flight), so the
 // items wait on no global load. Each warp's sums a filter, over its lanes in a fixed order, go to
-// the chunk's row of `partial`, and the chunks' rows are added in a fixed order (sum_chunk_rows),
-// so a run's bits repeat.
+// the chunk's row (in `partial`, or in shared memory where the blocks run in clusters), and the
+// chunks' rows are added in a fixed order (sum_chunk_rows or sum_cluster_rows), so a run's bits
+// repeat.
 template <int F>
 __global__ void __launch_bounds__(kMaxWarps * 32)
     conv2d_dw_kernel_argmax(Conv2dShape s, DactSource d, ActIn x, float* partial,
                             unsigned* counters, float* dw, float* db, int imgs, int chunks,
-                            int group, int sum_loads, int fmt) {
+                            int group, int cluster, int sum_loads, int fmt) {
   wait_for_previous_kernel();
   constexpr int NT = F * F + 1;  // the taps' sums, then the bias's
   extern __shared__ __align__(16) unsigned char smem[];
@@ -84,7 +87,8 @@ __global__ void __launch_bounds__(kMaxWarps * 32)
   copy_async_wait();
   __syncthreads();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-  float* row = partial + size_t(chunk) * s.K * NT;
+  float* row = cluster > 1 ? reinterpret_cast<float*>(smem + lay.row)
+                           : partial + size_t(chunk) * s.K * NT;
   for (int k = warp; k < s.K; k += warps) {
     float acc[NT];
 #pragma unroll
@@ -121,8 +125,11 @@ __global__ void __launch_bounds__(kMaxWarps * 32)
       db[k] = sum;
     }
   };
-  sum_chunk_rows<false>(partial, counters, chunk, chunks, group, s.K * NT, s.K * NT, sum_loads,
-                        put);
+  if (cluster > 1)
+    sum_cluster_rows(row, partial, counters, s.K * NT, group, put);
+  else
+    sum_chunk_rows<false>(partial, counters, chunk, chunks, group, s.K * NT, s.K * NT, sum_loads,
+                          put);
 }
 
 }  // namespace
@@ -152,20 +159,27 @@ ArgmaxDwPlan plan_dw_argmax(const CudaContext& ctx, const Conv2dShape& s, const 
   }
   while (p.imgs > 1 && ArgmaxSmem(s, pw, p.imgs).bytes > kMaxStageBytes) --p.imgs;
   p.chunks = (s.N + p.imgs - 1) / p.imgs;
-  p.group = ctx.argmax_group(p.chunks);
-  p.ok = argmax_counters(p.chunks, p.group) <= int(CudaContext::kCounters);
+  p.cluster = ctx.argmax_cluster(p.chunks);
+  if (ArgmaxSmem(s, pw, p.imgs).with_row(s) > kMaxStageBytes) p.cluster = 1;
+  p.group = ctx.argmax_group(p.chunks / p.cluster);
+  p.ok = p.cluster * argmax_counters(p.chunks / p.cluster, p.group) <=
+         int(CudaContext::kCounters);
   return p;
 }
 
 void run_dw_argmax(CudaContext& ctx, const ArgmaxDwPlan& p, const Conv2dShape& s,
                    const DactSource& d, const ActIn& x, float* dw, float* db) {
-  const int nt = p.taps * p.taps + 1, counted = argmax_counters(p.chunks, p.group);
-  float* partial = ctx.scratch(size_t(p.chunks + counted - 1) * s.K * nt);  // chunks, groups
-  unsigned* counters = ctx.counters(size_t(counted));
-  const size_t smem = size_t(ArgmaxSmem(s, d.pw, p.imgs).bytes);
+  // the chunks' rows (or the clusters') and the groups'
+  const int nt = p.taps * p.taps + 1, rows = p.chunks / p.cluster;
+  const int counted = argmax_counters(rows, p.group);
+  float* partial = ctx.scratch(size_t(rows + counted - 1) * s.K * nt);
+  unsigned* counters = ctx.counters(size_t(p.cluster * counted));
+  const ArgmaxSmem lay(s, d.pw, p.imgs);
+  const size_t smem = size_t(p.cluster > 1 ? lay.with_row(s) : lay.bytes);
   const auto kernel = p.taps == 3 ? conv2d_dw_kernel_argmax<3> : conv2d_dw_kernel_argmax<5>;
-  launch(ctx, "conv2d_dw_kernel_argmax", kernel, p.chunks, p.warps * 32, smem, s, d, x, partial,
-         counters, dw, db, p.imgs, p.chunks, p.group, ctx.sum_loads(), dact_format(d));
+  launch_clustered(ctx, "conv2d_dw_kernel_argmax", p.cluster, kernel, p.chunks, p.warps * 32,
+                   smem, s, d, x, partial, counters, dw, db, p.imgs, p.chunks, p.group, p.cluster,
+                   ctx.sum_loads(), dact_format(d));
 }
 
 }  // namespace pcnn::cuda

@@ -29,10 +29,10 @@ constexpr int kMaxWarps = 16;
 
 // What the kernel needs of the plan.
 struct LayerArgs {
-  int imgs, kg, kper, chunks, group, stride, plane, pitch, sum_loads;
+  int imgs, kg, kper, chunks, group, cluster, stride, plane, pitch, sum_loads;
   int dfmt, xfmt;  // the formats of dy and y, and of x (conv2d_argmax.cuh dact_format)
   bool want_dw, want_dx;
-  long long items_at;
+  long long items_at, row_at;
 };
 
 // Whole block: images n .. n + count - 1 of x into xs, each plane zero-padded to
@@ -105,9 +105,10 @@ __device__ __forceinline__ void stage_items(const Conv2dShape& s, const DactSour
 }
 
 // Block: the chunk's images, every filter. Stage the images and items; the weight gradient, a
-// warp a filter, each lane's F sums a row of the chunk's `partial` row; then the data gradient
-// in the same shared memory (the images are no longer read), a warp a unit; dx written out; the
-// chunks' rows summed (sum_chunk_rows, by float4 columns: rows `pitch` floats apart).
+// warp a filter, each lane's F sums a row of the chunk's row (in `partial`, or in shared memory
+// where the blocks run in clusters); then the data gradient in the same shared memory (the
+// images are no longer read), a warp a unit; dx written out; the chunks' rows summed
+// (sum_chunk_rows, by float4 columns: rows `pitch` floats apart; or sum_cluster_rows).
 template <int F, int J>
 __global__ void __launch_bounds__(kMaxWarps * 32, 2)
     conv2d_backward_kernel_argmax(Conv2dShape s, DactSource d, ActIn x, const float* w,
@@ -133,8 +134,10 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2)
     on[j] = p < s.C * F;
     off[j] = c * a.plane + r * a.stride;
   }
+  // The chunk's row of weight sums: in shared memory where the blocks run in clusters.
+  float* const row = a.cluster > 1 ? reinterpret_cast<float*>(smem + a.row_at)
+                                   : partial + size_t(chunk) * a.pitch;
   if (a.want_dw) {
-    float* row = partial + size_t(chunk) * a.pitch;
     for (int k = warp; k < s.K; k += warps) {
       float acc[J][F];
 #pragma unroll
@@ -219,8 +222,11 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2)
       db[v - s.K * taps] = sum;
     }
   };
-  sum_chunk_rows<true>(partial, counters, chunk, a.chunks, a.group, s.K * (taps + 1), a.pitch,
-                       a.sum_loads, put);
+  if (a.cluster > 1)
+    sum_cluster_rows(row, partial, counters, s.K * (taps + 1), a.group, put);
+  else
+    sum_chunk_rows<true>(partial, counters, chunk, a.chunks, a.group, s.K * (taps + 1), a.pitch,
+                         a.sum_loads, put);
 }
 
 // The planes' layout: rows `stride` floats apart, planes `plane` apart, the smallest plane for
@@ -254,8 +260,8 @@ void launch_layer(CudaContext& ctx, const ArgmaxLayerPlan& p, const Conv2dShape&
                   float* partial, unsigned* counters, float* dw, float* db, const LayerArgs& a) {
   constexpr auto kernel = conv2d_backward_kernel_argmax<F, J>;
   if (p.bytes > kDefaultSmemBytes) allow_opt_in_smem<kernel>(ctx);
-  launch(ctx, "conv2d_backward_kernel_argmax", kernel, p.chunks, p.warps * 32, size_t(p.bytes), s,
-         d, x, w, dx, partial, counters, dw, db, a);
+  launch_clustered(ctx, "conv2d_backward_kernel_argmax", p.cluster, kernel, p.chunks,
+                   p.warps * 32, size_t(p.bytes), s, d, x, w, dx, partial, counters, dw, db, a);
 }
 
 }  // namespace
@@ -308,8 +314,16 @@ ArgmaxLayerPlan plan_layer_argmax(const CudaContext& ctx, const Conv2dShape& s,
   }
   if (p.bytes > limit) return p;
   p.chunks = (s.N + p.imgs - 1) / p.imgs;
-  p.group = ctx.argmax_group(p.chunks);
-  p.ok = !want_dw || argmax_counters(p.chunks, p.group) <= int(CudaContext::kCounters);
+  // In clusters, a block keeps its chunk's row of weight sums in shared memory, where it fits.
+  p.cluster = want_dw ? ctx.argmax_cluster(p.chunks) : 1;
+  p.row_at = (p.bytes + 15) / 16 * 16;
+  if (p.cluster > 1 && p.row_at + 4LL * s.K * (s.C * F * F + 1) <= limit)
+    p.bytes = p.row_at + 4LL * s.K * (s.C * F * F + 1);
+  else
+    p.cluster = 1;
+  p.group = ctx.argmax_group(p.chunks / p.cluster);
+  p.ok = !want_dw ||
+         p.cluster * argmax_counters(p.chunks / p.cluster, p.group) <= int(CudaContext::kCounters);
   return p;
 }
 
@@ -322,6 +336,7 @@ void run_layer_argmax(CudaContext& ctx, const ArgmaxLayerPlan& p, const Conv2dSh
                     p.kper,
                     p.chunks,
                     p.group,
+                    p.cluster,
                     p.stride,
                     p.plane,
                     pitch,
@@ -330,13 +345,15 @@ void run_layer_argmax(CudaContext& ctx, const ArgmaxLayerPlan& p, const Conv2dSh
                     x ? fixed_format(x.prec) : kFmtAny,
                     p.want_dw,
                     p.want_dx,
-                    p.items_at};
+                    p.items_at,
+                    p.row_at};
   float* partial = nullptr;
   unsigned* counters = nullptr;
   if (p.want_dw) {
-    const int counted = argmax_counters(p.chunks, p.group);
-    partial = ctx.scratch(size_t(p.chunks + counted - 1) * pitch);  // the chunks', the groups'
-    counters = ctx.counters(size_t(counted));
+    // the chunks' rows and the groups', or the clusters' (pitch: nv floats) and the groups'
+    const int rows = p.chunks / p.cluster, counted = argmax_counters(rows, p.group);
+    partial = ctx.scratch(size_t(rows + counted - 1) * pitch);
+    counters = ctx.counters(size_t(p.cluster * counted));
   }
   const auto run = p.taps == 3 ? (p.rounds == 1 ? launch_layer<3, 1> : launch_layer<3, 2>)
                                  : (p.rounds == 1 ? launch_layer<5, 1> : launch_layer<5, 2>);

@@ -79,6 +79,10 @@ CudaContext::CudaContext(int device) : device_(device) {
       const std::string v = g;
       if (v == "8" || v == "16" || v == "32") argmax_group_ = std::stoi(v);
     }
+    read_digit("PCNN_CLUSTER_SUMS", 0, 2, cluster_sums_);
+    int clusters = 0;
+    PCNN_CUDA_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device_));
+    if (!clusters) cluster_sums_ = 0;
     read_digit("PCNN_CONV_STRIP", 0, 2, strip_);
     read_digit("PCNN_CONV_ARGMAX", 0, 2, argmax_);
     read_digit("PCNN_LOSS16", 0, 1, loss16_);
@@ -172,6 +176,13 @@ int CudaContext::argmax_group(int chunks) const {
   int g = 8;
   while (g * g < chunks) g += 8;
   return g;
+}
+
+int CudaContext::argmax_cluster(int chunks) const {
+  if (cluster_sums_ == 0 || (cluster_sums_ == 1 && 2 * chunks > sm_count_)) return 1;
+  for (int c = 8; c > 1; c /= 2)
+    if (chunks % c == 0) return c;
+  return 1;
 }
 
 bool CudaContext::capturing() const {

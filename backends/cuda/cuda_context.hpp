@@ -60,6 +60,15 @@ class CudaContext {
   // 16 or 32 fixes it instead, a measuring aid (16: the rule before session 37; step lab, H100,
   // LeNet-5, against it: -1.0 us at batch 64, -1.2 at 1024 in bf16, level at 256).
   int argmax_group(int chunks) const;
+  // Blocks a cluster of the kept-maxima kernels adds its chunks' rows over in distributed shared
+  // memory before the groups' sums (conv2d_argmax.cuh sum_cluster_rows): 8, 4 or 2, the largest
+  // that divides the chunks, where the device launches clusters and the chunks leave half the
+  // multiprocessors free; else 1 (sum_chunk_rows alone). PCNN_CLUSTER_SUMS=0 never, 2 whatever
+  // the chunks (measuring aids). Step lab, H100, session 39, LeNet-5 (both kernels in 64, 128,
+  // 256 chunks at those batches): at 64 fp32 73.0 -> 69.1-69.6 us a step, bf16 76.8 -> 72.9-73.4;
+  // at 128 level in fp32 and 0.3-1.2 us slower in bf16; at 256 8-9 us slower (a first rule, up
+  // to 256 chunks: 112.0-112.5 -> 120.7-121.5 in fp32).
+  int argmax_cluster(int chunks) const;
   // Where Auto may pick the strip kernels (conv2d_strip.cuh: the forward of 5x5 pooled layers,
   // the weight gradient of one-channel ones): unset or PCNN_CONV_STRIP=1 where their launch has
   // threads enough to pay (conv2d_forward.cu auto_takes_strip, conv2d_backward.cu strip_plan),
@@ -172,6 +181,7 @@ class CudaContext {
   int lanes_ = 2;  // PCNN_CONV_LANES: 0, 1 or 2
   int vec_tiles_ = 2;  // PCNN_GEMM_VEC: 0, 1 or 2 (unset)
   int argmax_group_ = 0;  // PCNN_ARGMAX_GROUP: 8, 16 or 32; 0 (unset) the rule
+  int cluster_sums_ = 1;  // PCNN_CLUSTER_SUMS: 0, 1 or 2; 0 as well without cluster launches
   int strip_ = 1;          // PCNN_CONV_STRIP: 0, 1 or 2
   int argmax_ = 2;         // PCNN_CONV_ARGMAX: 0, 1 or 2
   int loss16_ = 1;         // PCNN_LOSS16: 0 or 1

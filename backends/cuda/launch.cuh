@@ -32,25 +32,41 @@ __device__ __forceinline__ void wait_for_previous_kernel() {
 }
 
 // kernel<<<grid, block, smem, ctx.stream()>>>(args...), as a dependent launch when the context
-// allows it (CudaContext::dependent_launches), checked: a failure throws, naming `name`.
+// allows it (CudaContext::dependent_launches), its blocks in clusters of `cluster` (consecutive
+// blocks along x; 1: none), checked: a failure throws, naming `name`.
 template <class... Params, class... Args>
-void launch(const CudaContext& ctx, const char* name, void (*kernel)(Params...), dim3 grid,
-            dim3 block, size_t smem, Args&&... args) {
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr.val.programmaticStreamSerializationAllowed = 1;
+void launch_clustered(const CudaContext& ctx, const char* name, int cluster,
+                      void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem,
+                      Args&&... args) {
+  cudaLaunchAttribute attrs[2]{};
+  unsigned count = 0;
+  if (ctx.dependent_launches()) {
+    attrs[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attrs[count++].val.programmaticStreamSerializationAllowed = 1;
+  }
+  if (cluster > 1) {
+    attrs[count].id = cudaLaunchAttributeClusterDimension;
+    attrs[count].val.clusterDim.x = unsigned(cluster);
+    attrs[count].val.clusterDim.y = 1;
+    attrs[count++].val.clusterDim.z = 1;
+  }
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = grid;
   cfg.blockDim = block;
   cfg.dynamicSmemBytes = smem;
   cfg.stream = ctx.stream();
-  cfg.attrs = &attr;
-  cfg.numAttrs = ctx.dependent_launches() ? 1 : 0;
+  cfg.attrs = attrs;
+  cfg.numAttrs = count;
   const cudaError_t err = cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...);
   if (err != cudaSuccess) {
     cudaGetLastError();  // a bad configuration is not sticky; the next check should not see it
     throw_cuda_error(err, ("launch of " + std::string(name)).c_str(), __FILE__, __LINE__);
   }
+}
+template <class... Params, class... Args>
+void launch(const CudaContext& ctx, const char* name, void (*kernel)(Params...), dim3 grid,
+            dim3 block, size_t smem, Args&&... args) {
+  launch_clustered(ctx, name, 1, kernel, grid, block, smem, std::forward<Args>(args)...);
 }
 
 // The default shared memory a block may use without opting in, less room for the kernels'
