@@ -317,8 +317,9 @@ ArgmaxLayerPlan plan_layer_argmax(const CudaContext& ctx, const Conv2dShape& s,
   // In clusters, a block keeps its chunk's row of weight sums in shared memory, where it fits.
   p.cluster = want_dw ? ctx.argmax_cluster(p.chunks) : 1;
   p.row_at = (p.bytes + 15) / 16 * 16;
-  if (p.cluster > 1 && p.row_at + 4LL * s.K * (s.C * F * F + 1) <= limit)
-    p.bytes = p.row_at + 4LL * s.K * (s.C * F * F + 1);
+  const long long with_row = p.row_at + 4LL * s.K * (s.C * F * F + 1);
+  if (p.cluster > 1 && with_row <= limit)
+    p.bytes = with_row;
   else
     p.cluster = 1;
   p.group = ctx.argmax_group(p.chunks / p.cluster);
